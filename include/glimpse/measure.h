@@ -1,0 +1,95 @@
+// glimpse/measure.h — measuring candidates: inputs, results, builders and runners.
+//
+// A failed candidate is a MeasureResult with a status and an error text, never an exception; the
+// statuses follow AutoTVM's taxonomy. Builders and runners work on batches so that compilation and
+// measurement can be overlapped and parallelised; the *Async forms run a batch on another thread.
+//
+// Units: every time in this file is in seconds.
+#pragma once
+
+#include <cstdint>
+#include <future>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "glimpse/space.h"
+#include "glimpse/task.h"
+
+namespace glimpse {
+
+enum class MeasureStatus : uint8_t {
+  kOk = 0,
+  kInstantiation,   // the configuration is invalid for the template
+  kCompileHost,     // host-side compilation failed
+  kCompileDevice,   // device compilation failed, including resource limits
+  kRuntimeDevice,   // launch failure, crash, device fault
+  kWrongAnswer,     // ran, but the output differs from the reference
+  kBuildTimeout,
+  kRunTimeout,
+  kUnknown,         // failed for a reason nobody recorded
+};
+inline constexpr int kNumMeasureStatuses = 9;
+
+// "ok", "instantiation", "compile-host", "compile-device", "runtime-device", "wrong-answer",
+// "build-timeout", "run-timeout", "unknown".
+const char* StatusName(MeasureStatus status);
+// Inverse of StatusName; throws Error listing the accepted names.
+MeasureStatus StatusFromName(const std::string& name);
+
+struct MeasureInput {
+  const Task* task = nullptr;  // not owned; outlives the measurement
+  Config config;
+};
+
+struct BuildResult {
+  MeasureStatus status = MeasureStatus::kOk;
+  std::string artifact;  // what the runner loads (a path, a module id); empty for replay
+  double compile_time_s = 0.0;
+  std::string error;
+};
+
+struct MeasureResult {
+  MeasureStatus status = MeasureStatus::kUnknown;
+  // The figure strategies optimise: the median of the samples for a real measurement, the recorded
+  // mean (or one drawn sample, with replay noise) for replay. +inf unless status is kOk.
+  double time_s = std::numeric_limits<double>::infinity();
+  std::vector<double> samples_s;  // every timed repeat
+  double compile_time_s = 0.0;
+  // Wall-clock the measurement cost, compile included; simulated (recorded compile + benchmark
+  // time) for replay.
+  double cost_s = 0.0;
+  std::string error;
+
+  bool ok() const { return status == MeasureStatus::kOk; }
+};
+
+class Builder {
+ public:
+  virtual ~Builder() = default;
+  // One result per input, in order.
+  virtual std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) = 0;
+  std::future<std::vector<BuildResult>> BuildAsync(std::vector<MeasureInput> inputs);
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // One result per input, in order; builds[i] belongs to inputs[i]. A failed build is passed
+  // through as the result's status without running.
+  virtual std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
+                                         const std::vector<BuildResult>& builds) = 0;
+  std::future<std::vector<MeasureResult>> RunAsync(std::vector<MeasureInput> inputs,
+                                                   std::vector<BuildResult> builds);
+  // True when cost_s is simulated rather than real wall-clock (replay): time budgets then count
+  // simulated seconds.
+  virtual bool IsSimulated() const { return false; }
+};
+
+// A builder with nothing to build (replay): every input builds "ok" in zero time.
+class NullBuilder : public Builder {
+ public:
+  std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) override;
+};
+
+}  // namespace glimpse
