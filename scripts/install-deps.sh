@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsqlite3-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
+  libxgboost-dev
   libgtest-dev libgmock-dev
 )
 

@@ -6,6 +6,10 @@
 // leaves a half-written one.
 //
 // Units: times in seconds; timestamps in seconds since the Unix epoch (UTC).
+//
+// Threads and processes: every method takes an internal lock, so one Database may be shared by
+// threads (calls run one at a time). Several processes may open the same file: readers never
+// block, writers wait for each other (up to 10 s). The file format is in docs/formats.md.
 #pragma once
 
 #include <cstdint>
@@ -84,11 +88,14 @@ class Database {
   // one record per distinct configuration (its best).
   std::vector<TuningRecord> Best(const std::string& workload_key, const std::string& device,
                                  int k) const;
+  // One line per workload × device, ordered by name; a workload without records gets one line
+  // with an empty device.
   std::vector<WorkloadSummary> Summaries() const;
 
   // JSON lines (docs/formats.md): one {"type": "workload", …} line per workload, then one
   // {"type": "record", …} line per record. Export writes the workloads whose key starts with
-  // `key_prefix` (all when empty).
+  // `key_prefix` (all when empty), and their records in commit order. Returns the number of
+  // records written.
   int64_t ExportJsonLines(std::ostream& out, const std::string& key_prefix = "") const;
   // Imports what ExportJsonLines writes. Records already present (same workload, device,
   // config hash, start time) are skipped. Throws Error naming the line number of a bad line;

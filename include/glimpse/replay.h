@@ -7,10 +7,19 @@
 //
 // Files (times in the files are milliseconds; everything here is seconds):
 //   Kernel Tuner cache (.json or .json.gz; files cut short while being written, without their
-//   closing braces, are accepted): "time" is the mean of "times"; "CompilationFailedConfig" →
-//   compile-device, "RuntimeFailedConfig" → runtime-device, any other string → unknown.
-//   T4 results: "invalidity" correct / compile / runtime → ok / compile-device / runtime-device.
-//   T1 input: tuning parameters and restriction expressions ("Conditions").
+//   closing braces, are accepted: their complete entries are read): knobs from "tune_params" in
+//   "tune_params_keys" order (ordered when every value is a number, categorical otherwise), each
+//   entry's knob values from its own fields; "time" is the mean of "times";
+//   "CompilationFailedConfig" → compile-device, "RuntimeFailedConfig" → runtime-device, any other
+//   string (e.g. "InvalidConfig") → unknown; "compile_time" and "benchmark_time" (missing → 0).
+//   T4 results: knobs inferred from all configurations (sorted distinct values, parameter order
+//   of the first configuration); "invalidity" correct / compile / runtime → ok / compile-device /
+//   runtime-device (and correctness / timeout / constraints → wrong-answer / run-timeout /
+//   instantiation, anything else → unknown); samples from times.runtimes, compile time from
+//   times.compilation, benchmark time from times.benchmark (missing → 0), time from the "time"
+//   measurement (else the mean of the runtimes); metadata.timeunit must be milliseconds.
+//   T1 input: tuning parameters and restriction expressions ("Conditions"); "Values" is a JSON
+//   list or a Python list expression string ("[1, 2]", "[32 * i for i in range(1, 32)]", sums).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +52,9 @@ struct RecordedEntry {
 struct RecordedSpace {
   std::string source_path;
   RecordedFormat format = RecordedFormat::kKernelTunerCache;
-  std::string device_name;    // from the file or ReplayLoadOptions::device_name
+  // ReplayLoadOptions::device_name when given, else the file's "device_name", else (empty in the
+  // file, or a T4 file) the file's base name: "MI250X" for ".../MI250X.json.gz".
+  std::string device_name;
   std::string kernel_name;    // empty for T4 files
   Json problem_size;          // null for T4 files
   ConfigSpace space;          // knobs from the file (or T1), restrictions from T1 / options
@@ -57,8 +68,10 @@ struct RecordedSpace {
   std::map<MeasureStatus, int64_t> CountByStatus() const;
   // The fastest ok entry, if any.
   std::optional<std::pair<uint64_t, RecordedEntry>> Best() const;
-  // The task this space replays: name "<kernel> <problem size>", device, description
-  // {"kernel": …, "problem_size": …, "source": "replay"}.
+  // The task this space replays: name "<kernel> <problem size as compact JSON>" (the file's base
+  // name for T4 files), device, description {"kernel": …, "problem_size": …, "source": "replay"}.
+  // Neither the path nor the device is in the description, so the same kernel recorded on two
+  // devices has one WorkloadKey.
   Task MakeTask() const;
 };
 
@@ -72,7 +85,9 @@ struct T1Space {
 T1Space LoadT1File(const std::string& path);
 
 struct ReplayLoadOptions {
-  std::string t1_path;                      // knobs' order and restrictions from a T1 file
+  // Knobs (order and values) and restrictions from a T1 file; every recorded configuration must
+  // use values its knobs have (else Error naming the knob and value).
+  std::string t1_path;
   std::vector<std::string> restrictions;    // extra restriction expressions
   std::string device_name;                  // overrides / fills in the file's device name
 };
@@ -94,15 +109,22 @@ struct ReplayOptions {
   double pace_ms = 0.0;
 };
 
-// Looks configurations up in a recorded space. A valid configuration that the file lacks is a
-// failed measurement (status unknown, error "not in the recorded space"), charged the median
-// recorded compile time.
+// Looks configurations up in a recorded space. An ok entry gives its recorded mean (or, with
+// noise, one of its samples drawn uniformly by the runner's own Rng seeded with options.seed),
+// its samples, compile time, and cost = compile + benchmark time. A recorded failure gives its
+// status, error "recorded as CompilationFailedConfig" (…), and the same cost. A valid
+// configuration that the file lacks is a failed measurement (status unknown, error "not in the
+// recorded space"), charged the median recorded compile time of the file. A failed BuildResult
+// passes through (its status, error and compile time). A configuration that breaks the space's
+// restrictions gives instantiation at no cost and is not counted as a measurement; one out of
+// the space's range is an Error.
 class ReplayRunner : public Runner {
  public:
   ReplayRunner(std::shared_ptr<const RecordedSpace> recorded, ReplayOptions options = {});
   std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
                                  const std::vector<BuildResult>& builds) override;
   bool IsSimulated() const override { return true; }
+  // Configurations looked up so far (recorded or missing); failed builds are not counted.
   int64_t measurements() const { return measurements_; }
 
  private:
@@ -115,12 +137,25 @@ class ReplayRunner : public Runner {
 
 // Writing records in the Kernel Tuner ecosystem's formats, so that its tools read ours. Only
 // spaces of ordered/categorical knobs can be written (Kernel Tuner has no split knobs); others
-// are an Error. `records` are of one workload on one device.
+// are an Error. `records` are of one workload on one device (the first record's device, else
+// task.device, is written); a configuration recorded more than once is written once (its fastest
+// ok record, else its last failure). Times are written in milliseconds; benchmark time is
+// cost_s - compile_time_s.
+// Failures, Kernel Tuner cache: compile-host, compile-device, build-timeout →
+// "CompilationFailedConfig"; runtime-device, run-timeout, wrong-answer → "RuntimeFailedConfig";
+// instantiation, unknown → "InvalidConfig" (read back as unknown).
+// Failures, T4: compile-* → compile; runtime-device, unknown → runtime; wrong-answer →
+// correctness; build-timeout, run-timeout → timeout; instantiation → constraints.
+// LoadRecordedSpace reads both back with the same times and, where the mapping is one-to-one
+// (ok, compile-device, runtime-device; unknown for caches; wrong-answer, run-timeout,
+// instantiation for T4), the same statuses.
 void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& records,
                            std::ostream& out);
 void WriteT4Results(const Task& task, const std::vector<TuningRecord>& records, std::ostream& out);
 
-// A recorded space's entries as database records (strategy "import"), for `glimpse db import`.
+// A recorded space's entries as database records (strategy "import"), for `glimpse db import`:
+// one per entry in dense-index order, with config_hash from space.Hash, workload_key from
+// MakeTask().WorkloadKey(), device_name, cost = compile + benchmark time, no timestamps.
 std::vector<TuningRecord> RecordsFromRecordedSpace(const RecordedSpace& recorded);
 
 }  // namespace glimpse

@@ -41,7 +41,8 @@ class Tuner {
 // are an Error naming the accepted ones.
 using TunerFactory = std::function<std::unique_ptr<Tuner>(const Json& options)>;
 
-// The registry. MakeTuner throws Error "unknown tuner 'xgbb'; known: random, grid, ga, sa".
+// The registry. MakeTuner throws Error "unknown tuner 'xgbb'; known: ga, grid, random, sa" (names
+// sorted). KnownTuners() is sorted too.
 std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Json& options = Json::object());
 std::vector<std::string> KnownTuners();
 std::string TunerDescription(const std::string& name);

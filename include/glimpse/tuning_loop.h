@@ -45,7 +45,8 @@ struct TuneOptions {
 // Best-so-far after each measurement of this run (resumed records come first).
 struct TrajectoryPoint {
   int64_t measurement = 0;    // 1-based count of measurements so far
-  double tuning_time_s = 0;   // simulated or real seconds so far (see TuneOptions::max_seconds)
+  double tuning_time_s = 0;   // simulated or real seconds so far (see TuneOptions::max_seconds);
+                              // 0 for resumed records, which cost nothing in this run
   double best_time_s = 0;     // +inf until the first ok measurement
 };
 

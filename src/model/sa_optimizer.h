@@ -1,0 +1,52 @@
+// The model optimizer of the XGBoost tuner: AutoTVM's SimulatedAnnealingOptimizer
+// (sa_model_optimizer.py) restricted to valid configurations.
+#pragma once
+
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "glimpse/cost_model.h"
+#include "glimpse/random.h"
+#include "glimpse/space.h"
+
+namespace glimpse::model {
+
+using ConfigSet = std::unordered_set<Config, ConfigHasher>;
+
+struct SaOptions {
+  int parallel_size = 128;  // walkers, kept between calls (AutoTVM persistent=True)
+  int n_iter = 500;         // iterations at most
+  double temp_start = 1.0;  // temperature falls linearly to temp_end over n_iter + 1 steps
+  double temp_end = 0.0;
+  int early_stop = 50;      // stop after this many iterations that changed no top-k entry
+  int log_interval = 0;     // progress line on stderr every this many iterations; 0: silent
+  // Mutations tried per walk step before falling back to a uniformly chosen valid neighbour.
+  int max_mutation_attempts = 64;
+};
+
+class SaOptimizer {
+ public:
+  // `space` outlives the optimizer.
+  SaOptimizer(const ConfigSpace& space, SaOptions options, uint64_t seed);
+
+  // Up to `num` distinct valid configurations outside `exclusive`, best model score first: the
+  // best seen by any walker during the annealing. Fewer only when the walk met fewer.
+  std::vector<Config> FindMaximums(const CostModel& model, size_t num, const ConfigSet& exclusive);
+
+  // One walk step (AutoTVM ConfigSpace.random_walk): set a random knob to a random value, again
+  // and again (the changes accumulate) until the result differs from `from` and is valid. Returns
+  // `from` when it has no valid neighbour at all.
+  Config Mutate(const Config& from);
+
+  int last_iterations() const { return last_iterations_; }  // of the latest FindMaximums
+
+ private:
+  const ConfigSpace& space_;
+  SaOptions options_;
+  Rng rng_;
+  std::vector<Config> points_;  // the persistent walkers
+  int last_iterations_ = 0;
+};
+
+}  // namespace glimpse::model

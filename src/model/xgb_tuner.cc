@@ -1,0 +1,247 @@
+// AutoTVM's ModelBasedTuner + XGBTuner (model_based_tuner.py, xgboost_tuner.py).
+//
+// Map: UnvisitedSampler (random valid configurations outside the visited set) · XgbTuner::Init
+// (fresh model and planner; transfer learning from options.history, AutoTVM load_history) ·
+// Propose (AutoTVM next_batch: the plan, then random picks for the last 5% of it) · Observe
+// (AutoTVM update: score 1/time or 0, refit and re-plan every plan_size observations) · Plan
+// (simulated annealing over the model, optionally filtered for diversity) · registration.
+#include <cmath>
+#include <mutex>
+
+#include "glimpse/cost_model.h"
+#include "glimpse/error.h"
+#include "glimpse/model_tuner.h"
+#include "model/ranking.h"
+#include "model/sa_optimizer.h"
+#include "model/tuner_internal.h"
+
+namespace glimpse {
+
+namespace model {
+
+void UnvisitedSampler::Reset(const ConfigSpace* space) {
+  space_ = space;
+  enumerated_ = false;
+  valid_.clear();
+}
+
+std::optional<Config> UnvisitedSampler::Next(Rng& rng, const ConfigSet& visited) {
+  if (!enumerated_) {
+    for (int attempt = 0; attempt < kMaxRejections; ++attempt) {
+      std::optional<Config> config = space_->SampleValid(rng);
+      if (!config) return std::nullopt;  // no valid configuration found at all
+      if (!visited.count(*config)) return config;
+    }
+    if (space_->RawSizeLog10() > kMaxEnumerableLog10) return std::nullopt;
+    valid_ = space_->ValidIndices();
+    enumerated_ = true;
+  }
+  // Mostly visited: pick uniformly among the unvisited valid configurations.
+  std::vector<uint64_t> fresh;
+  for (uint64_t index : valid_) {
+    if (!visited.count(space_->FromDenseIndex(index))) fresh.push_back(index);
+  }
+  if (fresh.empty()) return std::nullopt;
+  return space_->FromDenseIndex(fresh[UniformIndex(rng, fresh.size())]);
+}
+
+namespace {
+
+// Seeds of the planner's and the models' random streams, apart from the tuner's own.
+constexpr uint64_t kPlannerSeedSalt = 0x5a17'0001;
+constexpr uint64_t kBaseModelSeedSalt = 0x5a17'0002;
+// AutoTVM fit_log: the base model trains 400 rounds at most, stops after 100 without progress,
+// and measures recall on twice the plan size.
+constexpr int kBaseBoostRounds = 400;
+constexpr int kBaseEarlyStop = 100;
+
+class XgbTuner : public Tuner {
+ public:
+  explicit XgbTuner(XgbTunerOptions options) : options_(std::move(options)) {
+    options_.Validate(Name());
+  }
+
+  std::string Name() const override { return options_.loss_type == "reg" ? "xgb-reg" : "xgb"; }
+  void Init(const Task& task, uint64_t seed) override;
+  std::vector<Config> Propose(size_t n) override;
+  void Observe(const std::vector<Config>& configs,
+               const std::vector<MeasureResult>& results) override;
+
+ private:
+  XgbCostModelOptions ModelOptions(uint64_t seed) const;
+  void LoadHistory(uint64_t seed);
+  std::vector<Config> Plan(const CostModel& model);
+  void RequireInit(const char* call) const {
+    if (space_ == nullptr) throw Error("tuner '" + Name() + "': " + call + " before Init");
+  }
+
+  XgbTunerOptions options_;
+  const ConfigSpace* space_ = nullptr;
+  Rng rng_;
+  std::unique_ptr<CostModel> model_;
+  std::unique_ptr<SaOptimizer> optimizer_;
+  UnvisitedSampler sampler_;
+  ConfigSet visited_;
+  std::vector<Config> trials_;  // the current plan, best first
+  size_t trial_pt_ = 0;         // next position in trials_
+  std::vector<Config> xs_;      // every observation, in order
+  std::vector<double> ys_;      // its score: 1 / time_s, 0 for failures
+  double score_max_ = 0.0;
+  int train_ct_ = 0;            // fits so far
+};
+
+XgbCostModelOptions XgbTuner::ModelOptions(uint64_t seed) const {
+  XgbCostModelOptions model;
+  model.loss_type = options_.loss_type;
+  model.feature_type = options_.feature_type;
+  model.num_threads = options_.num_threads;
+  model.recall_k = options_.plan_size;
+  model.seed = seed;
+  model.log_interval = options_.log_interval / 2;  // as XGBTuner passes log_interval // 2
+  return model;
+}
+
+void XgbTuner::Init(const Task& task, uint64_t seed) {
+  space_ = &task.space;
+  rng_.seed(seed);
+  model_ = MakeXgbCostModel(*space_, ModelOptions(seed));
+  SaOptions sa;
+  sa.parallel_size = options_.sa_parallel_size;
+  sa.n_iter = options_.sa_n_iter;
+  sa.early_stop = options_.sa_early_stop;
+  sa.log_interval = options_.log_interval;
+  optimizer_ = std::make_unique<SaOptimizer>(*space_, sa, seed ^ kPlannerSeedSalt);
+  sampler_.Reset(space_);
+  visited_.clear();
+  trials_.clear();
+  trial_pt_ = 0;
+  xs_.clear();
+  ys_.clear();
+  score_max_ = 0.0;
+  train_ct_ = 0;
+  if (!options_.history.empty()) LoadHistory(seed ^ kBaseModelSeedSalt);
+}
+
+void XgbTuner::LoadHistory(uint64_t seed) {
+  std::vector<Config> configs;
+  std::vector<double> scores;
+  for (size_t i = 0; i < options_.history.size(); ++i) {
+    const auto& [config, result] = options_.history[i];
+    if (!space_->InRange(config)) {
+      throw Error("tuner '" + Name() + "': history record " + std::to_string(i) +
+                  " is not a configuration of this task's space (" +
+                  std::to_string(config.indices.size()) + " knob indices for " +
+                  std::to_string(space_->NumKnobs()) + " knobs, or an index out of range)");
+    }
+    configs.push_back(config);
+    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
+    scores.push_back(ok ? 1.0 / result.time_s : 0.0);
+  }
+  // AutoTVM fit_log: too few records to be worth a base model.
+  if (configs.size() < static_cast<size_t>(options_.min_seed_records)) return;
+  XgbCostModelOptions base_options = ModelOptions(seed);
+  base_options.num_boost_round = kBaseBoostRounds;
+  base_options.early_stopping_rounds = kBaseEarlyStop;
+  base_options.recall_k = 2 * options_.plan_size;
+  std::shared_ptr<CostModel> base = MakeXgbCostModel(*space_, base_options);
+  base->Fit(configs, scores);
+  if (trials_.empty()) {
+    trials_ = optimizer_->FindMaximums(*base, options_.plan_size, visited_);
+    trial_pt_ = 0;
+  }
+  model_->SetBaseModel(base);
+}
+
+std::vector<Config> XgbTuner::Propose(size_t n) {
+  RequireInit("Propose");
+  // AutoTVM's ε-greedy: the last int(0.05 · plan_size) slots of a plan are random.
+  const size_t random_tail = static_cast<size_t>(0.05 * options_.plan_size);
+  std::vector<Config> proposals;
+  while (proposals.size() < n) {
+    while (trial_pt_ < trials_.size() && visited_.count(trials_[trial_pt_])) ++trial_pt_;
+    std::optional<Config> pick;
+    if (trial_pt_ + random_tail >= trials_.size()) {
+      pick = sampler_.Next(rng_, visited_);
+    } else {
+      pick = trials_[trial_pt_];
+    }
+    if (!pick) break;  // the space is exhausted
+    visited_.insert(*pick);
+    proposals.push_back(std::move(*pick));
+  }
+  return proposals;
+}
+
+void XgbTuner::Observe(const std::vector<Config>& configs,
+                       const std::vector<MeasureResult>& results) {
+  RequireInit("Observe");
+  if (configs.size() != results.size()) {
+    throw Error("tuner '" + Name() + "': Observe got " + std::to_string(configs.size()) +
+                " configurations but " + std::to_string(results.size()) + " results");
+  }
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (!space_->InRange(configs[i])) {
+      throw Error("tuner '" + Name() + "': observed configuration " + std::to_string(i) +
+                  " is not in the task's space");
+    }
+    const MeasureResult& result = results[i];
+    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
+    const double score = ok ? 1.0 / result.time_s : 0.0;
+    xs_.push_back(configs[i]);
+    ys_.push_back(score);
+    score_max_ = std::max(score_max_, score);
+    visited_.insert(configs[i]);  // also covers records of a resumed run
+  }
+  const size_t due = static_cast<size_t>(options_.plan_size) * (train_ct_ + 1);
+  if (xs_.size() >= due && score_max_ > 0.0) {
+    model_->Fit(xs_, ys_);
+    trials_ = Plan(*model_);
+    trial_pt_ = 0;
+    ++train_ct_;
+  }
+}
+
+std::vector<Config> XgbTuner::Plan(const CostModel& model) {
+  const size_t plan_size = static_cast<size_t>(options_.plan_size);
+  if (!options_.diversity_filter_ratio) {
+    return optimizer_->FindMaximums(model, plan_size, visited_);
+  }
+  const size_t wanted = static_cast<size_t>(plan_size * *options_.diversity_filter_ratio);
+  std::vector<Config> candidates = optimizer_->FindMaximums(model, wanted, visited_);
+  // AutoTVM passes 0 · scores: the pick maximises knob-value coverage alone, and the candidates'
+  // order (best predicted first) breaks ties.
+  std::vector<double> zero(candidates.size(), 0.0);
+  std::vector<std::vector<uint32_t>> knobs;
+  for (const Config& config : candidates) knobs.push_back(config.indices);
+  std::vector<Config> plan;
+  for (size_t index : SubmodularPick(zero, knobs, plan_size)) plan.push_back(candidates[index]);
+  return plan;
+}
+
+}  // namespace
+
+}  // namespace model
+
+std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options) {
+  return std::make_unique<model::XgbTuner>(options);
+}
+
+void RegisterModelTuners() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterTuner("xgb",
+                  "AutoTVM's XGBoost tuner: rank-loss cost model refitted every plan_size "
+                  "measurements, simulated annealing plans the next batch",
+                  [](const Json& options) {
+                    return MakeXgbTuner(model::ApplyJsonOptions({}, options, "xgb"));
+                  });
+    RegisterTuner("xgb-reg", "AutoTVM's XGBoost tuner with a regression-loss cost model",
+                  [](const Json& options) {
+                    XgbTunerOptions defaults;
+                    defaults.loss_type = "reg";
+                    return MakeXgbTuner(model::ApplyJsonOptions(defaults, options, "xgb-reg"));
+                  });
+  });
+}
+
+}  // namespace glimpse

@@ -1,0 +1,80 @@
+#include "tuner/options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <system_error>
+
+#include "glimpse/error.h"
+
+namespace glimpse::tuner {
+
+namespace {
+
+std::string Prefix(const std::string& tuner, const std::string& key) {
+  return "tuner '" + tuner + "': option '" + key + "'";
+}
+
+std::string Shown(const Json& value) {
+  std::string text = value.dump();
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+}  // namespace
+
+void CheckOptionKeys(const Json& options, const std::string& tuner,
+                     const std::vector<std::string>& accepted) {
+  if (options.is_null()) return;
+  if (!options.is_object()) {
+    throw Error("tuner '" + tuner + "': options must be a JSON object of key/value pairs (got " +
+                Shown(options) + ")");
+  }
+  for (const auto& [key, value] : options.items()) {
+    bool known = false;
+    for (const std::string& name : accepted) known = known || name == key;
+    if (known) continue;
+    std::string list;
+    for (const std::string& name : accepted) list += (list.empty() ? "" : ", ") + name;
+    throw Error("tuner '" + tuner + "': unknown option '" + key +
+                "'; accepted: " + (list.empty() ? "none" : list));
+  }
+}
+
+std::optional<int64_t> IntOption(const Json& options, const std::string& tuner,
+                                 const std::string& key) {
+  if (!options.is_object() || !options.contains(key)) return std::nullopt;
+  const Json& value = options.at(key);
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_float()) {
+    double number = value.get<double>();
+    if (std::isfinite(number) && number == std::floor(number) && std::abs(number) < 9.0e15) {
+      return static_cast<int64_t>(number);
+    }
+  }
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    int64_t number = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
+  }
+  throw Error(Prefix(tuner, key) + " must be an integer (got " + Shown(value) + ")");
+}
+
+std::optional<double> NumberOption(const Json& options, const std::string& tuner,
+                                   const std::string& key) {
+  if (!options.is_object() || !options.contains(key)) return std::nullopt;
+  const Json& value = options.at(key);
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    double number = 0.0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (error == std::errc() && end == text.data() + text.size() && !text.empty() &&
+        std::isfinite(number)) {
+      return number;
+    }
+  }
+  throw Error(Prefix(tuner, key) + " must be a number (got " + Shown(value) + ")");
+}
+
+}  // namespace glimpse::tuner

@@ -1,0 +1,180 @@
+// The loop with a database: records committed per batch, and resume from them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "glimpse/database.h"
+#include "glimpse/tuning_loop.h"
+#include "test_paths.h"
+#include "tuner/synthetic.h"
+
+namespace glimpse {
+namespace {
+
+using testing::MakeTask;
+using testing::SyntheticRunner;
+
+// Forwards to a real strategy and remembers what it was told to observe.
+class RecordingTuner : public Tuner {
+ public:
+  explicit RecordingTuner(std::unique_ptr<Tuner> inner) : inner_(std::move(inner)) {}
+  std::string Name() const override { return inner_->Name(); }
+  void Init(const Task& task, uint64_t seed) override { inner_->Init(task, seed); }
+  std::vector<Config> Propose(size_t n) override {
+    ++proposals_;
+    return inner_->Propose(n);
+  }
+  void Observe(const std::vector<Config>& configs,
+               const std::vector<MeasureResult>& results) override {
+    if (proposals_ == 0) warmed_with_ += configs.size();
+    inner_->Observe(configs, results);
+  }
+  size_t warmed_with() const { return warmed_with_; }
+
+ private:
+  std::unique_ptr<Tuner> inner_;
+  int proposals_ = 0;
+  size_t warmed_with_ = 0;  // observed before the first proposal
+};
+
+class ResumeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = glimpse::testing::MakeTempDir("glimpse-loop-test");
+    path_ = (std::filesystem::path(dir_) / "tuning.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  TuneOptions Options(int64_t budget) {
+    TuneOptions options;
+    options.max_measurements = budget;
+    options.batch_size = 8;
+    options.seed = 21;
+    options.progress = ProgressMode::kQuiet;
+    return options;
+  }
+
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(ResumeTest, SecondRunContinuesTheFirst) {
+  Task task = MakeTask(testing::GridSpace(4, 8));
+  SyntheticRunner runner(task.space, {2, 5, 1, 6}, /*fail_every=*/6);
+  NullBuilder builder;
+  Database database(path_);
+
+  std::unique_ptr<Tuner> first = MakeTuner("ga", {{"population", 16}});
+  TuneSummary one = Tune(task, *first, builder, runner, &database, Options(20));
+  EXPECT_EQ(one.measurements, 20);
+  EXPECT_EQ(database.Records(task.WorkloadKey(), task.device).size(), 20u);
+  std::optional<WorkloadEntry> workload = database.GetWorkload(task.WorkloadKey());
+  ASSERT_TRUE(workload.has_value());
+  EXPECT_EQ(workload->name, task.name);
+  EXPECT_EQ(ConfigSpace::FromJson(workload->space).Fingerprint(), task.space.Fingerprint());
+
+  RecordingTuner second(MakeTuner("ga", {{"population", 16}}));
+  TuneSummary two = Tune(task, second, builder, runner, &database, Options(50));
+  EXPECT_EQ(second.warmed_with(), 20u);
+  EXPECT_EQ(two.resumed, 20);
+  EXPECT_EQ(two.measurements, 50);
+  EXPECT_EQ(runner.runs(), 50);
+  EXPECT_LE(two.best_time_s, one.best_time_s);
+  ASSERT_EQ(two.trajectory.size(), 50u);
+  EXPECT_EQ(two.trajectory[19].best_time_s, one.best_time_s);
+  EXPECT_DOUBLE_EQ(two.tuning_time_s, 30 * 0.5);  // this run's measurements only
+
+  std::vector<TuningRecord> records = database.Records(task.WorkloadKey(), task.device);
+  ASSERT_EQ(records.size(), 50u);
+  std::set<std::string> hashes;
+  int64_t failed = 0;
+  for (const TuningRecord& record : records) {
+    EXPECT_TRUE(hashes.insert(record.config_hash).second) << "measured twice: " << record.config;
+    Config config = task.space.ConfigFromJson(record.config);
+    EXPECT_EQ(record.config_hash, HashToHex(task.space.Hash(config)));
+    EXPECT_EQ(record.strategy, "ga");
+    EXPECT_EQ(record.device, task.device);
+    EXPECT_GT(record.started_at, 1.6e9);  // a Unix time in seconds
+    EXPECT_GE(record.finished_at, record.started_at);
+    EXPECT_DOUBLE_EQ(record.cost_s, 0.5);
+    if (runner.Fails(config)) {
+      ++failed;
+      EXPECT_EQ(record.status, MeasureStatus::kRuntimeDevice);
+      EXPECT_EQ(record.error, "synthetic launch failure");
+    } else {
+      EXPECT_EQ(record.status, MeasureStatus::kOk);
+      EXPECT_DOUBLE_EQ(record.time_s, runner.TimeOf(config));
+      EXPECT_EQ(record.samples_s.size(), 2u);
+    }
+  }
+  EXPECT_EQ(two.failed, failed);
+
+  // A finished command run again measures nothing and reports the same best.
+  std::unique_ptr<Tuner> third = MakeTuner("ga", {{"population", 16}});
+  TuneSummary three = Tune(task, *third, builder, runner, &database, Options(50));
+  EXPECT_EQ(runner.runs(), 50);
+  EXPECT_EQ(three.measurements, 50);
+  EXPECT_EQ(three.resumed, 50);
+  EXPECT_EQ(three.stop_reason, "measurement budget");
+  EXPECT_EQ(three.best_time_s, two.best_time_s);
+  EXPECT_EQ(three.best_config, two.best_config);
+}
+
+TEST_F(ResumeTest, ResumeOffIgnoresStoredRecords) {
+  Task task = MakeTask(testing::GridSpace(3, 6));
+  SyntheticRunner runner(task.space, {1, 1, 1});
+  NullBuilder builder;
+  Database database(path_);
+  std::unique_ptr<Tuner> tuner = MakeRandomTuner();
+  Tune(task, *tuner, builder, runner, &database, Options(10));
+  TuneOptions options = Options(10);
+  options.resume = false;
+  TuneSummary summary = Tune(task, *tuner, builder, runner, &database, options);
+  EXPECT_EQ(summary.resumed, 0);
+  EXPECT_EQ(runner.runs(), 20);
+  EXPECT_EQ(database.Records(task.WorkloadKey(), task.device).size(), 20u);
+}
+
+TEST_F(ResumeTest, RecordsThatNoLongerFitAreSkippedWithAWarning) {
+  Task task = MakeTask(testing::GridSpace(3, 6));
+  SyntheticRunner runner(task.space, {1, 1, 1});
+  NullBuilder builder;
+  Database database(path_);
+  database.PutWorkload({task.WorkloadKey(), task.name, task.description, task.space.ToJson()});
+  TuningRecord good;
+  good.workload_key = task.WorkloadKey();
+  good.device = task.device;
+  good.config = task.space.ConfigToJson(Config{{1, 1, 1}});
+  good.config_hash = HashToHex(task.space.Hash(Config{{1, 1, 1}}));
+  good.status = MeasureStatus::kOk;
+  good.time_s = 5e-4;
+  good.strategy = "import";
+  TuningRecord stale = good;
+  stale.config = {{"k0", 99}, {"k1", 1}, {"k2", 1}};  // a value the knob does not have
+  stale.config_hash = "0000000000000001";
+  TuningRecord other_device = good;
+  other_device.device = "Another GPU";
+  database.CommitBatch({good, stale, other_device});
+
+  std::ostringstream log;
+  TuneOptions options = Options(5);
+  options.progress = ProgressMode::kLog;
+  options.progress_stream = &log;
+  std::unique_ptr<Tuner> tuner = MakeRandomTuner();
+  TuneSummary summary = Tune(task, *tuner, builder, runner, &database, options);
+  EXPECT_EQ(summary.resumed, 1);
+  EXPECT_EQ(summary.measurements, 5);
+  EXPECT_EQ(runner.runs(), 4);
+  EXPECT_DOUBLE_EQ(summary.best_time_s, 5e-4);  // the resumed record is the best
+  EXPECT_EQ(summary.best_config, (Config{{1, 1, 1}}));
+  EXPECT_NE(log.str().find("warning: skipped 1 of 2 stored records"), std::string::npos)
+      << log.str();
+}
+
+}  // namespace
+}  // namespace glimpse

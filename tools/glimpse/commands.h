@@ -1,0 +1,13 @@
+// The subcommands of `glimpse`. Each Add*Command registers its flags on `app` and a callback that
+// runs it; the callbacks throw glimpse::Error for anything a user got wrong.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace glimpse::cli {
+
+void AddTuneCommand(CLI::App& app);
+void AddDatabaseCommand(CLI::App& app);
+void AddSpaceCommand(CLI::App& app);
+
+}  // namespace glimpse::cli

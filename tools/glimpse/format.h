@@ -1,0 +1,30 @@
+// Human-readable formatting for the command line: durations, counts, tables.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace glimpse::cli {
+
+// 0.000001234 → "1.234 µs"; +inf → "-". Three significant digits at least.
+std::string FormatDuration(double seconds);
+// 1234567 → "1,234,567".
+std::string FormatCount(int64_t count);
+// 1e12 → "1.0e12"; small numbers as integers.
+std::string FormatBig(double value);
+
+// A plain-text table with left-aligned first column and right-aligned others.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header);
+  void AddRow(std::vector<std::string> row);
+  void Print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace glimpse::cli
