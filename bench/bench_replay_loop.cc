@@ -23,6 +23,7 @@ using namespace glimpse;
 
 int main(int argc, char** argv) {
   std::string path, t1;
+  std::vector<std::string> restrictions;
   if (argc > 1) {
     path = argv[1];
     if (argc > 2) t1 = argv[2];
@@ -31,6 +32,14 @@ int main(int argc, char** argv) {
                       "shared/datasets/benchmark_hub/gemm/RTX_2080_Ti.json.gz";
     if (fs::exists(shared)) {
       path = shared.string();
+      // CLBlast's GEMM restrictions: the recorded space is exactly the configurations they admit.
+      restrictions = {"KWG % KWI == 0",
+                      "MWG % (MDIMC * VWM) == 0",
+                      "NWG % (NDIMC * VWN) == 0",
+                      "MWG % (MDIMA * VWM) == 0",
+                      "NWG % (NDIMB * VWN) == 0",
+                      "KWG % ((MDIMC * NDIMC)/MDIMA) == 0",
+                      "KWG % ((MDIMC * NDIMC)/NDIMB) == 0"};
     } else {
       path = std::string(GLIMPSE_SOURCE_DIR) + "/data/recorded/convolution_milo/A100.json.gz";
       t1 = std::string(GLIMPSE_SOURCE_DIR) + "/data/recorded/t1/convolution_milo.json";
@@ -38,10 +47,13 @@ int main(int argc, char** argv) {
   }
   ReplayLoadOptions load;
   load.t1_path = t1;
+  load.restrictions = restrictions;
   auto recorded = std::make_shared<RecordedSpace>(LoadRecordedSpace(path, load));
   Task task = recorded->MakeTask();
-  std::cout << fmt::format("replay-loop overhead — {}\n{} ({} recorded configurations)\n\n",
-                           bench::MachineDescription(), path, recorded->entries.size());
+  std::cout << fmt::format(
+      "replay-loop overhead — {}\n{} ({} recorded configurations, {} valid, {} restrictions)\n\n",
+      bench::MachineDescription(), path, recorded->entries.size(), task.space.CountValid(),
+      restrictions.size());
   std::cout << fmt::format("{:<8} {:<10} {:>7} {:>14} {:>12} {:>16}\n", "tuner", "database",
                            "batch", "measurements", "total (s)", "per meas. (µs)");
 

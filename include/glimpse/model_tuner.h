@@ -19,6 +19,7 @@
 // Observed configurations (including ones this tuner never proposed) are never proposed again.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,8 +67,68 @@ struct XgbTunerOptions {
 // The XGBoost tuner. Name() is "xgb" for rank loss and "xgb-reg" for regression loss.
 std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options = {});
 
-// Registers "xgb" (rank loss) and "xgb-reg" (regression loss) in the tuner registry. Idempotent:
-// later calls do nothing. The command line calls it at startup.
+// Registers "xgb" (rank loss), "xgb-reg" (regression loss) and "chameleon" in the tuner registry.
+// Idempotent: later calls do nothing. The command line calls it at startup.
 void RegisterModelTuners();
+
+// ---------------------------------------------------------------------------------------------
+// Chameleon's adaptive sampling (Ahn et al., "Chameleon: Adaptive Code Optimization for Expedited
+// Deep Neural Network Compilation", ICLR 2020) on top of the XGBoost tuner above; docs/chameleon.md
+// says what is and is not implemented and where it differs from the paper and its code.
+//   - Before the first model, and while no observation succeeded: uniform random proposals.
+//   - A plan: refit the XGBoost model on every observation (when there are new ones and at least
+//     plan_size in all), let the simulated annealing planner propose plan_size · candidate_ratio
+//     unvisited candidates, cluster them with k-means on standardised knob indices for every
+//     k in [k_min, k_max], take k at the knee of the inertia curve, and plan the candidate
+//     nearest each centroid (best predicted first). The plan's length k varies from plan to plan.
+//   - Propose(n) hands out the plan; the last int(0.05 · plan_size) slots of each plan are random
+//     unvisited configurations (AutoTVM's ε-greedy, kept by Chameleon). When a plan is used up
+//     within or between calls, the next one is made at once (refitting first if results came in
+//     since the last fit), so n and k are independent: a call may span plans, a plan many calls.
+//   - A planned configuration observed after planning is replaced at hand-out by its cluster's
+//     per-knob mode (Chameleon's sample synthesis), or else the cluster's next-nearest member.
+// Observed configurations (including ones this tuner never proposed) are never proposed again.
+
+// What one plan was made of; given to ChameleonOptions::on_plan (logging, benchmarks, tests).
+struct ChameleonPlanInfo {
+  size_t candidates = 0;        // unvisited candidates the planner returned
+  size_t k = 0;                 // clusters chosen at the knee (0 when there were no candidates)
+  size_t planned = 0;           // configurations in the plan (non-empty clusters)
+  bool refitted = false;        // the model was refitted for this plan
+  std::vector<size_t> ks;       // the k values tried, increasing
+  std::vector<double> inertia;  // k-means inertia (standardised units²) for each of ks
+};
+
+struct ChameleonOptions {
+  // The cost model and planner, as in XgbTunerOptions.
+  int plan_size = 64;                 // first fit after this many observations; ε-greedy slots
+  std::string loss_type = "rank";     // "rank" or "reg"
+  std::string feature_type = "knob";  // "knob" or "index" (the cost model's features)
+  int num_threads = 1;                // XGBoost threads; 0: every core
+  int log_interval = 0;               // progress lines on stderr (also one per plan); 0: silent
+  int sa_parallel_size = 128;
+  int sa_n_iter = 500;
+  int sa_early_stop = 50;
+
+  // Adaptive sampling.
+  double candidate_ratio = 1.0;     // the planner returns plan_size · candidate_ratio candidates
+                                    // (1: Chameleon's plan_size top candidates)
+  int k_min = 8;                    // smallest k tried (Chameleon's first k); capped at the largest
+  int k_max = 0;                    // largest k tried, 0: plan_size (Chameleon's max_sample_cnt);
+                                    // capped at the number of candidates
+  int kmeans_max_iterations = 100;  // Lloyd iterations per k at most (Chameleon's max_iter)
+
+  std::function<void(const ChameleonPlanInfo&)> on_plan;  // called once per plan when set
+
+  // Keys: the XgbTunerOptions keys plan_size, loss_type, feature_type, num_threads, log_interval,
+  // sa_parallel_size, sa_n_iter, sa_early_stop, and candidate_ratio, k_min, k_max,
+  // kmeans_max_iterations. Unknown keys and bad values are an Error naming "chameleon", the key
+  // and what is accepted.
+  static ChameleonOptions FromJson(const Json& options);
+  void Validate() const;
+};
+
+// The Chameleon tuner; Name() is "chameleon".
+std::unique_ptr<Tuner> MakeChameleonTuner(const ChameleonOptions& options = {});
 
 }  // namespace glimpse

@@ -241,6 +241,12 @@ void RegisterModelTuners() {
                     defaults.loss_type = "reg";
                     return MakeXgbTuner(model::ApplyJsonOptions(defaults, options, "xgb-reg"));
                   });
+    RegisterTuner("chameleon",
+                  "Chameleon's adaptive sampling: the xgb tuner's model and planner, k-means "
+                  "over the planner's candidates, one measurement per cluster, k at the knee",
+                  [](const Json& options) {
+                    return MakeChameleonTuner(ChameleonOptions::FromJson(options));
+                  });
   });
 }
 

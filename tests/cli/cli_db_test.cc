@@ -49,7 +49,9 @@ TEST_F(CliTest, DatabaseListBestAndJsonLinesRoundTrip) {
   EXPECT_DOUBLE_EQ(top[0]["best"][0]["time_s"].get<double>(), rows[0]["best_time_s"].get<double>());
 
   std::string jsonl = dir_ + "/records.jsonl";
-  ASSERT_EQ(RunGlimpse({"db", "export", "--db", Db(), "-o", jsonl}).exit_code, 0);
+  CommandResult exported = RunGlimpse({"db", "export", "--db", Db(), "-o", jsonl, "--json"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(Json::parse(exported.out)["exported"], 50);
   CommandResult import = RunGlimpse({"db", "import", jsonl, "--db", Db("copy.db")});
   ASSERT_EQ(import.exit_code, 0) << import.err;
   Database original(Db(), false), copy(Db("copy.db"), false);
@@ -83,9 +85,10 @@ TEST_F(CliTest, ImportingARecordedFileTwiceAddsNothingTheSecondTime) {
   CommandResult first = RunGlimpse(args);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("imported 4092 records"), std::string::npos) << first.out;
+  args.push_back("--json");
   CommandResult second = RunGlimpse(args);
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_NE(second.out.find("imported 0 records"), std::string::npos) << second.out;
+  EXPECT_EQ(Json::parse(second.out)["imported"], 0) << second.out;
 }
 
 }  // namespace

@@ -126,13 +126,27 @@ void WithOutput(const std::string& output, const std::function<void(std::ostream
   if (!file) throw Error("--output '" + output + "': write failed");
 }
 
+// The export itself may go to standard output, so the count goes to standard error — or, with
+// --json and a file to write, to standard output as JSON.
+void ReportExport(const DatabaseFlags& flags, int64_t count) {
+  bool to_stdout = flags.output.empty() || flags.output == "-";
+  if (flags.json && !to_stdout) {
+    std::cout << Json({{"exported", count}, {"format", flags.format}, {"file", flags.output}})
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cerr << fmt::format("exported {} records\n", count);
+  }
+}
+
 void RunExport(const DatabaseFlags& flags) {
   Database database = OpenExisting(flags.path);
   if (flags.format == "jsonl") {
+    int64_t count = 0;
     WithOutput(flags.output, [&](std::ostream& out) {
-      int64_t count = database.ExportJsonLines(out, flags.workload);
-      std::cerr << fmt::format("exported {} records\n", count);
+      count = database.ExportJsonLines(out, flags.workload);
     });
+    ReportExport(flags, count);
     return;
   }
   if (flags.format != "kt-cache" && flags.format != "t4") {
@@ -161,7 +175,7 @@ void RunExport(const DatabaseFlags& flags) {
       WriteT4Results(task, records, out);
     }
   });
-  std::cerr << fmt::format("exported {} records\n", records.size());
+  ReportExport(flags, static_cast<int64_t>(records.size()));
 }
 
 void RunImport(const DatabaseFlags& flags) {
@@ -170,7 +184,11 @@ void RunImport(const DatabaseFlags& flags) {
     if (!in) throw Error("'" + flags.import_source.path + "': cannot open for reading");
     Database database(flags.path);
     int64_t added = database.ImportJsonLines(in, flags.import_source.path);
-    std::cout << fmt::format("imported {} records into {}\n", added, database.path());
+    if (flags.json) {
+      std::cout << Json({{"imported", added}, {"database", database.path()}}).dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("imported {} records into {}\n", added, database.path());
+    }
     return;
   }
   if (flags.format != "recorded") {
@@ -192,6 +210,16 @@ void RunImport(const DatabaseFlags& flags) {
     if (!present.count(r.config_hash)) fresh.push_back(std::move(r));
   }
   database.CommitBatch(fresh);
+  if (flags.json) {
+    std::cout << Json({{"imported", fresh.size()},
+                       {"database", database.path()},
+                       {"workload_key", task.WorkloadKey()},
+                       {"task", task.name},
+                       {"device", task.device}})
+                     .dump(2)
+              << "\n";
+    return;
+  }
   std::cout << fmt::format("imported {} records of {} on {} into {} (workload {})\n", fresh.size(),
                            task.name, task.device, database.path(), task.WorkloadKey());
 }
@@ -227,6 +255,7 @@ void AddDatabaseCommand(CLI::App& app) {
   exp->add_option("--workload", flags->workload, "workload key (or a unique prefix of it)");
   exp->add_option("--device", flags->device, "only records of this device");
   exp->add_option("-o,--output", flags->output, "file to write (default: standard output)");
+  exp->add_flag("--json", flags->json, "with -o FILE: print what was written as JSON");
   exp->callback([flags] { RunExport(*flags); });
 
   CLI::App* imp = db->add_subcommand(
@@ -234,6 +263,7 @@ void AddDatabaseCommand(CLI::App& app) {
   add_path(imp);
   imp->add_option("--format", flags->format, "jsonl or recorded")->capture_default_str();
   flags->import_source.AddTo(imp, /*positional=*/true);
+  imp->add_flag("--json", flags->json, "print the result as JSON");
   imp->callback([flags] { RunImport(*flags); });
 }
 
