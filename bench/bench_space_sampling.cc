@@ -38,16 +38,26 @@ std::vector<KnobValue> Ints(std::initializer_list<int64_t> values) {
 ConfigSpace GemmSpace() {
   ConfigSpace space;
   const std::vector<std::pair<std::string, std::vector<KnobValue>>> params = {
-      {"MWG", Ints({16, 32, 64, 128})}, {"NWG", Ints({16, 32, 64, 128})}, {"KWG", Ints({32})},
-      {"MDIMC", Ints({8, 16, 32})},     {"NDIMC", Ints({8, 16, 32})},     {"MDIMA", Ints({8, 16, 32})},
-      {"NDIMB", Ints({8, 16, 32})},     {"KWI", Ints({2})},               {"VWM", Ints({1, 2, 4, 8})},
-      {"VWN", Ints({1, 2, 4, 8})},      {"STRM", Ints({0})},              {"STRN", Ints({0})},
-      {"SA", Ints({0, 1})},             {"SB", Ints({0, 1})},             {"PRECISION", Ints({32})}};
+      {"MWG", Ints({16, 32, 64, 128})},
+      {"NWG", Ints({16, 32, 64, 128})},
+      {"KWG", Ints({32})},
+      {"MDIMC", Ints({8, 16, 32})},
+      {"NDIMC", Ints({8, 16, 32})},
+      {"MDIMA", Ints({8, 16, 32})},
+      {"NDIMB", Ints({8, 16, 32})},
+      {"KWI", Ints({2})},
+      {"VWM", Ints({1, 2, 4, 8})},
+      {"VWN", Ints({1, 2, 4, 8})},
+      {"STRM", Ints({0})},
+      {"STRN", Ints({0})},
+      {"SA", Ints({0, 1})},
+      {"SB", Ints({0, 1})},
+      {"PRECISION", Ints({32})}};
   for (const auto& [name, values] : params) space.AddKnob(Knob::Ordered(name, values));
-  for (const char* r : {"KWG % KWI == 0", "MWG % (MDIMC * VWM) == 0", "NWG % (NDIMC * VWN) == 0",
-                        "MWG % (MDIMA * VWM) == 0", "NWG % (NDIMB * VWN) == 0",
-                        "KWG % ((MDIMC * NDIMC)/MDIMA) == 0",
-                        "KWG % ((MDIMC * NDIMC)/NDIMB) == 0"}) {
+  for (const char* r :
+       {"KWG % KWI == 0", "MWG % (MDIMC * VWM) == 0", "NWG % (NDIMC * VWN) == 0",
+        "MWG % (MDIMA * VWM) == 0", "NWG % (NDIMB * VWN) == 0",
+        "KWG % ((MDIMC * NDIMC)/MDIMA) == 0", "KWG % ((MDIMC * NDIMC)/NDIMB) == 0"}) {
     space.AddRestriction(r);
   }
   return space;
@@ -57,12 +67,12 @@ ConfigSpace GemmSpace() {
 // 2-way splits of the reductions, unrolling and vector width.
 ConfigSpace Conv2dSpace() {
   ConfigSpace space;
-  space.AddKnob(Knob::Split("tile_f", 64, 4));  // 84
-  space.AddKnob(Knob::Split("tile_y", 56, 4));  // 80
-  space.AddKnob(Knob::Split("tile_x", 56, 4));  // 80
+  space.AddKnob(Knob::Split("tile_f", 64, 4));   // 84
+  space.AddKnob(Knob::Split("tile_y", 56, 4));   // 80
+  space.AddKnob(Knob::Split("tile_x", 56, 4));   // 80
   space.AddKnob(Knob::Split("tile_rc", 64, 2));  // 7
-  space.AddKnob(Knob::Split("tile_ry", 3, 2));  // 2
-  space.AddKnob(Knob::Split("tile_rx", 3, 2));  // 2
+  space.AddKnob(Knob::Split("tile_ry", 3, 2));   // 2
+  space.AddKnob(Knob::Split("tile_rx", 3, 2));   // 2
   space.AddKnob(Knob::Ordered("auto_unroll_max_step", Ints({0, 512, 1500})));
   space.AddKnob(Knob::Ordered("unroll_explicit", Ints({0, 1})));
   space.AddKnob(Knob::Ordered("vec", Ints({1, 2, 4})));
@@ -137,8 +147,10 @@ int main(int argc, char** argv) {
   uint64_t samples = 100000;
   int repeats = 5;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--samples") == 0) samples = std::stoull(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--samples") == 0)
+      samples = std::stoull(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--repeats") == 0)
+      repeats = std::stoi(argv[i + 1]);
   }
   const uint64_t default_threshold = space_internal::EnumerationThreshold();
 

@@ -6,8 +6,21 @@
 // order. Sampling draws knobs in that order and restarts from scratch at the first violated
 // restriction (exactly uniform: a complete draw is uniform over the raw space and is accepted iff
 // it is valid). Enumeration walks the same order depth-first and skips every subtree below a
-// violated restriction. Knobs that appear in no restriction come last and are never walked when
-// only counting; knobs in independent groups of restrictions are counted group by group.
+// violated restriction. Knobs that appear in no restriction come last and are never walked;
+// groups of knobs connected by restrictions are enumerated group by group (counts multiply, lists
+// combine), and a big walk is split over the hardware threads by the values of its first levels.
+//
+// Checks. Every knob value's restriction variables are precomputed as Scalars (one table per
+// knob), so an evaluation copies them into a small scratch array (on the stack; thread-local only
+// beyond 256 variables) — IsValid, SampleValid, Neighbours and the enumerations share no mutable
+// state and may run concurrently on one space. A restriction whose knobs have at most 2^16 value
+// combinations is evaluated once per combination when it is added and then decided by a bit
+// lookup on the value indices; the others run the expression bytecode.
+//
+// Small spaces. SampleValid on a space of at most 2^22 raw configurations (see
+// space_internal::EnumerationThreshold) enumerates the valid dense indices once, lazily and
+// thread-safely, and draws uniformly from that list; max_attempts does not apply there (nullopt
+// means the space has no valid configuration). Larger spaces use the rejection sampler.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -71,22 +84,22 @@ struct ConfigSpace::Impl {
   std::vector<Expression> exprs;
   // Slots.
   std::vector<std::string> slot_names;
-  std::vector<int> slot_offset;                // per knob
-  std::vector<int> slot_count;                 // per knob
-  std::vector<std::vector<Scalar>> tables;     // per knob: size × count scalars, or empty
+  std::vector<int> slot_offset;             // per knob
+  std::vector<int> slot_count;              // per knob
+  std::vector<std::vector<Scalar>> tables;  // per knob: size × count scalars, or empty
   int total_slots = 0;
   // Sizes.
-  std::vector<uint64_t> strides;               // dense-index stride per knob
+  std::vector<uint64_t> strides;  // dense-index stride per knob
   uint64_t raw_size = 1;
   bool raw_saturated = false;
   // Plan.
   std::vector<std::vector<size_t>> restriction_knobs;  // per restriction
-  std::vector<uint32_t> constant_restrictions;          // no variables
-  std::vector<size_t> order;                            // assignment order (all knobs)
-  std::vector<std::vector<uint32_t>> checks;            // per order position
+  std::vector<uint32_t> constant_restrictions;         // no variables
+  std::vector<size_t> order;                           // assignment order (all knobs)
+  std::vector<std::vector<uint32_t>> checks;           // per order position
   size_t restricted_levels = 0;  // order[0..restricted_levels) are the knobs in restrictions
-  std::vector<std::vector<size_t>> components;          // order positions, per connected group
-  std::vector<size_t> by_name;                          // knob positions sorted by name
+  std::vector<std::vector<size_t>> components;  // order positions, per connected group
+  std::vector<size_t> by_name;                  // knob positions sorted by name
   // Truth tables of restrictions over few knob values (see BuildTable): a bit per combination of
   // the restriction's knobs' value indices. Restrictions without one are evaluated.
   struct Table {
@@ -94,8 +107,8 @@ struct ConfigSpace::Impl {
     std::vector<uint64_t> strides;  // mixed radix over them
     std::vector<uint64_t> bits;     // empty: not tabulated
   };
-  std::vector<Table> restriction_tables;                // per restriction
-  std::vector<uint8_t> needs_slots;                     // per knob: read by an evaluated restriction
+  std::vector<Table> restriction_tables;  // per restriction
+  std::vector<uint8_t> needs_slots;       // per knob: read by an evaluated restriction
 
   // Lazily enumerated valid dense indices (SampleValid on small spaces). Not copied.
   mutable std::mutex cache_mutex;
@@ -136,8 +149,10 @@ struct ConfigSpace::Impl {
     const std::vector<Scalar>& table = tables[k];
     if (!table.empty()) {
       const Scalar* src = table.data() + static_cast<size_t>(index) * static_cast<size_t>(count);
-      if (count == 1) *out = *src;
-      else std::memcpy(static_cast<void*>(out), src, sizeof(Scalar) * static_cast<size_t>(count));
+      if (count == 1)
+        *out = *src;
+      else
+        std::memcpy(static_cast<void*>(out), src, sizeof(Scalar) * static_cast<size_t>(count));
     } else {
       knobs[k].WriteVariables(index, out);
     }
@@ -272,7 +287,7 @@ class SlotBuffer {
       data_ = heap.data();
     }
   }
-  Scalar* data() { return data_; }
+  Scalar* Data() { return data_; }
 
  private:
   // Raw storage: every slot is written before it is read, and a Scalar array would be
@@ -299,7 +314,8 @@ void ConfigSpace::Impl::Rebuild() {
   // Restriction → knobs.
   std::vector<size_t> slot_owner(static_cast<size_t>(total_slots));
   for (size_t k = 0; k < n; ++k) {
-    for (int s = 0; s < slot_count[k]; ++s) slot_owner[static_cast<size_t>(slot_offset[k] + s)] = k;
+    for (int s = 0; s < slot_count[k]; ++s)
+      slot_owner[static_cast<size_t>(slot_offset[k]) + static_cast<size_t>(s)] = k;
   }
   restriction_knobs.assign(exprs.size(), {});
   restriction_tables.resize(exprs.size());
@@ -382,7 +398,8 @@ void ConfigSpace::Impl::Rebuild() {
   by_name.resize(n);
   std::iota(by_name.begin(), by_name.end(), size_t{0});
   std::sort(by_name.begin(), by_name.end(),
-            [&](size_t a, size_t b) { return knobs[a].name() < knobs[b].name(); });  OrderChecks();
+            [&](size_t a, size_t b) { return knobs[a].name() < knobs[b].name(); });
+  OrderChecks();
 }
 
 // A restriction over knobs whose value combinations number at most kMaxTableBits is evaluated
@@ -403,7 +420,7 @@ void ConfigSpace::Impl::BuildTable(uint32_t r) {
   if (combos > kMaxTableBits) return;
   std::vector<uint64_t> bits((combos + 63) / 64, 0);
   SlotBuffer buffer(total_slots);
-  Scalar* slots = buffer.data();
+  Scalar* slots = buffer.Data();
   std::vector<uint32_t> idx(t.knobs.size(), 0);
   for (uint64_t i = 0; i < combos; ++i) {
     uint64_t rest = i;
@@ -441,7 +458,7 @@ uint64_t ConfigSpace::Impl::PrefixTasks(const std::vector<size_t>& levels, size_
   // The first level, then more while there are fewer than 16 tasks per thread (at most 4096).
   *prefix_len = 0;
   uint64_t tasks = 1;
-  while (*prefix_len < levels.size() && tasks < 16u * *threads) {
+  while (*prefix_len < levels.size() && tasks < uint64_t{16} * *threads) {
     uint64_t next = tasks * knobs[order[levels[*prefix_len]]].size();
     if (*prefix_len > 0 && next > 4096) break;
     tasks = next;
@@ -497,14 +514,17 @@ std::vector<uint64_t> ConfigSpace::Impl::EnumerateValid() const {
     // One list per task, so that the result does not depend on the threads.
     std::vector<std::vector<uint64_t>> lists(
         PrefixTasks(levels, &prefix_len_unused, &threads_unused));
-    ForEachPrefix(levels, [&](size_t task, const uint32_t* prefix, size_t prefix_len,
-                              Scalar* slots, uint32_t* idx) {
+    ForEachPrefix(levels, [&](size_t task, const uint32_t* prefix, size_t prefix_len, Scalar* slots,
+                              uint32_t* idx) {
       std::vector<uint64_t>& list = lists[task];
-      Walk(levels, slots, idx, [&] {
-        uint64_t partial = 0;
-        for (size_t p : levels) partial += idx[order[p]] * strides[order[p]];
-        list.push_back(partial);
-      }, prefix, prefix_len);
+      Walk(
+          levels, slots, idx,
+          [&] {
+            uint64_t partial = 0;
+            for (size_t p : levels) partial += idx[order[p]] * strides[order[p]];
+            list.push_back(partial);
+          },
+          prefix, prefix_len);
     });
     std::vector<uint64_t> group;
     size_t size = 0;
@@ -528,31 +548,22 @@ std::vector<uint64_t> ConfigSpace::Impl::EnumerateValid() const {
       for (uint64_t b : group) next.push_back(a + b);
     sums.swap(next);
   }
-  const size_t total = sums.size();
-  std::vector<std::vector<uint64_t>> lists;
-  lists.push_back(std::move(sums));
-
   // The walk's order is not the dense order. Sort: through a bitmap over the raw space when that
   // is no bigger than the list itself (dense results), by comparison otherwise.
-  if (raw_size / 64 <= total) {
+  if (raw_size / 64 <= sums.size()) {
     std::vector<uint64_t> bitmap((raw_size + 63) / 64, 0);
-    for (auto& list : lists) {
-      for (uint64_t i : list) bitmap[i >> 6] |= uint64_t{1} << (i & 63);
-      std::vector<uint64_t>().swap(list);
-    }
-    result.resize(total);
+    for (uint64_t i : sums) bitmap[i >> 6] |= uint64_t{1} << (i & 63);
     size_t out = 0;
     for (size_t w = 0; w < bitmap.size(); ++w) {
       for (uint64_t word = bitmap[w]; word; word &= word - 1) {
-        result[out++] = (static_cast<uint64_t>(w) << 6) + static_cast<uint64_t>(__builtin_ctzll(word));
+        sums[out++] =
+            (static_cast<uint64_t>(w) << 6) + static_cast<uint64_t>(__builtin_ctzll(word));
       }
     }
   } else {
-    result.reserve(total);
-    for (const auto& list : lists) result.insert(result.end(), list.begin(), list.end());
-    std::sort(result.begin(), result.end());
+    std::sort(sums.begin(), sums.end());
   }
-  return result;
+  return sums;
 }
 
 const std::vector<uint64_t>& ConfigSpace::Impl::ValidCache() const {
@@ -570,8 +581,7 @@ const std::vector<uint64_t>& ConfigSpace::Impl::ValidCache() const {
 
 ConfigSpace::ConfigSpace() : impl_(std::make_unique<Impl>()) {}
 ConfigSpace::~ConfigSpace() = default;
-ConfigSpace::ConfigSpace(const ConfigSpace& other)
-    : impl_(std::make_unique<Impl>(*other.impl_)) {}
+ConfigSpace::ConfigSpace(const ConfigSpace& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
 ConfigSpace& ConfigSpace::operator=(const ConfigSpace& other) {
   if (this != &other) impl_ = std::make_unique<Impl>(*other.impl_);
   return *this;
@@ -631,6 +641,7 @@ size_t ConfigSpace::KnobIndex(const std::string& name) const {
     if (knobs[k].name() == name) return k;
   }
   std::vector<std::string> names;
+  names.reserve(knobs.size());
   for (const Knob& knob : knobs) names.push_back(knob.name());
   throw Error("unknown knob '" + name + "'; known: " + JoinNames(names));
 }
@@ -673,7 +684,7 @@ bool ConfigSpace::IsValid(const Config& config) const {
   const Impl& s = *impl_;
   if (!s.InRange(config)) return false;
   SlotBuffer buffer(s.total_slots);
-  return s.ValidInRange(config, buffer.data());
+  return s.ValidInRange(config, buffer.Data());
 }
 
 std::optional<Config> ConfigSpace::SampleValid(Rng& rng, uint64_t max_attempts) const {
@@ -685,7 +696,7 @@ std::optional<Config> ConfigSpace::SampleValid(Rng& rng, uint64_t max_attempts) 
     return FromDenseIndex(valid[UniformIndex(rng, valid.size())]);
   }
   SlotBuffer buffer(s.total_slots);
-  Scalar* slots = buffer.data();
+  Scalar* slots = buffer.Data();
   Config config;
   config.indices.resize(s.knobs.size());
   const size_t levels = s.order.size();
@@ -731,7 +742,8 @@ uint64_t ConfigSpace::CountValid() const {
     s.ForEachPrefix(levels, [&](size_t task, const uint32_t* prefix, size_t prefix_len,
                                 Scalar* slots, uint32_t* idx) {
       uint64_t local = 0;
-      s.Walk(levels, slots, idx, [&] { ++local; }, prefix, prefix_len);
+      s.Walk(
+          levels, slots, idx, [&] { ++local; }, prefix, prefix_len);
       counts[task] = local;
     });
     uint64_t count = 0;
@@ -752,7 +764,7 @@ std::vector<Config> ConfigSpace::Neighbours(const Config& config, bool valid_onl
   for (size_t k = 0; k < s.knobs.size(); ++k) {
     for (uint32_t v : s.knobs[k].NeighbourIndices(config.indices[k])) {
       candidate.indices[k] = v;
-      if (!valid_only || s.ValidInRange(candidate, buffer.data())) result.push_back(candidate);
+      if (!valid_only || s.ValidInRange(candidate, buffer.Data())) result.push_back(candidate);
     }
     candidate.indices[k] = config.indices[k];
   }

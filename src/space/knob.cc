@@ -97,8 +97,7 @@ void CheckDuplicates(const std::string& name, const std::vector<KnobValue>& valu
     // a small window exactly.
     for (size_t m = k + 1; m < order.size() && m < k + 8; ++m) {
       if (ValuesMatch(values[order[k]], values[order[m]])) {
-        throw Error("knob '" + name + "': duplicate value " +
-                    KnobValueToString(values[order[m]]));
+        throw Error("knob '" + name + "': duplicate value " + KnobValueToString(values[order[m]]));
       }
     }
   }
@@ -126,10 +125,14 @@ std::string KnobValueToString(const KnobValue& value) {
 
 const char* KnobKindName(KnobKind kind) {
   switch (kind) {
-    case KnobKind::kOrdered: return "ordered";
-    case KnobKind::kCategorical: return "categorical";
-    case KnobKind::kSplit: return "split";
-    case KnobKind::kPermutation: return "permutation";
+    case KnobKind::kOrdered:
+      return "ordered";
+    case KnobKind::kCategorical:
+      return "categorical";
+    case KnobKind::kSplit:
+      return "split";
+    case KnobKind::kPermutation:
+      return "permutation";
   }
   return "unknown";
 }
@@ -215,8 +218,8 @@ Knob Knob::Split(std::string name, int64_t extent, int parts, SplitFilter filter
       if (!passes(position, remaining)) return;
       current[static_cast<size_t>(position)] = remaining;
       if (knob.values_.size() >= kMaxKnobValues) {
-        throw Error("split knob '" + knob.name_ + "': more than " +
-                    std::to_string(kMaxKnobValues) + " factorisations");
+        throw Error("split knob '" + knob.name_ + "': more than " + std::to_string(kMaxKnobValues) +
+                    " factorisations");
       }
       knob.values_.emplace_back(current);
       return;
@@ -320,6 +323,7 @@ std::optional<size_t> Knob::IndexOfJson(const Json& value) const {
 std::vector<std::string> Knob::VariableNames() const {
   if (kind_ == KnobKind::kOrdered || kind_ == KnobKind::kCategorical) return {name_};
   std::vector<std::string> names;
+  names.reserve(static_cast<size_t>(parts_));
   for (int i = 0; i < parts_; ++i) names.push_back(name_ + "_" + std::to_string(i));
   return names;
 }
@@ -339,8 +343,12 @@ int Knob::FeatureWidth() const {
 
 void Knob::WriteFeatures(size_t index, double* out) const {
   switch (kind_) {
-    case KnobKind::kOrdered: out[0] = NumberOf(values_[index]); return;
-    case KnobKind::kCategorical: out[0] = static_cast<double>(index); return;
+    case KnobKind::kOrdered:
+      out[0] = NumberOf(values_[index]);
+      return;
+    case KnobKind::kCategorical:
+      out[0] = static_cast<double>(index);
+      return;
     case KnobKind::kSplit:
     case KnobKind::kPermutation: {
       const auto& list = std::get<std::vector<int64_t>>(values_[index]);
@@ -384,7 +392,9 @@ Json Knob::ToJson() const {
                             {"outer_any", filter_.outer_any},
                             {"max_factor", filter_.max_factor}};
       break;
-    case KnobKind::kPermutation: json["length"] = parts_; break;
+    case KnobKind::kPermutation:
+      json["length"] = parts_;
+      break;
   }
   return json;
 }
@@ -420,14 +430,17 @@ Knob Knob::FromJson(const Json& json) {
     std::vector<KnobValue> values;
     for (size_t i = 0; i < values_json.size(); ++i) {
       const Json& v = values_json[i];
-      if (v.is_boolean()) values.emplace_back(int64_t{v.get<bool>() ? 1 : 0});
-      else if (v.is_number_integer()) values.emplace_back(v.get<int64_t>());
-      else if (v.is_number_float()) values.emplace_back(v.get<double>());
-      else if (v.is_string() && kind == "categorical") values.emplace_back(v.get<std::string>());
+      if (v.is_boolean())
+        values.emplace_back(int64_t{v.get<bool>() ? 1 : 0});
+      else if (v.is_number_integer())
+        values.emplace_back(v.get<int64_t>());
+      else if (v.is_number_float())
+        values.emplace_back(v.get<double>());
+      else if (v.is_string() && kind == "categorical")
+        values.emplace_back(v.get<std::string>());
       else {
-        throw Error("knob '" + name + "': field 'values[" + std::to_string(i) +
-                    "]' is not a " + (kind == "ordered" ? "number" : "number or string") +
-                    ": " + v.dump());
+        throw Error("knob '" + name + "': field 'values[" + std::to_string(i) + "]' is not a " +
+                    (kind == "ordered" ? "number" : "number or string") + ": " + v.dump());
       }
     }
     return kind == "ordered" ? Ordered(name, std::move(values))
@@ -447,14 +460,17 @@ Knob Knob::FromJson(const Json& json) {
       for (const auto& [key, v] : it->items()) {
         if (key == "power_of_two" || key == "outer_any") {
           if (!v.is_boolean()) {
-            throw Error("knob '" + name + "': field 'filter." + key + "' must be a boolean");
+            throw Error("knob '" + name + "': field 'filter." + std::string(key) +
+                        "' must be a boolean");
           }
           (key == "power_of_two" ? filter.power_of_two : filter.outer_any) = v.get<bool>();
         } else if (key == "max_factor") {
           filter.max_factor = int_field(*it, "max_factor", "filter.max_factor");
         } else {
-          throw Error("knob '" + name + "': unknown field 'filter." + key +
-                      "'; known: power_of_two, outer_any, max_factor");
+          std::string message = "knob '" + name + "': unknown field 'filter.";
+          message += key;
+          message += "'; known: power_of_two, outer_any, max_factor";
+          throw Error(message);
         }
       }
     }
@@ -468,8 +484,10 @@ Knob Knob::FromJson(const Json& json) {
     }
     return Permutation(name, static_cast<int>(length));
   }
-  throw Error("knob '" + name + "': field 'kind' must be one of ordered, categorical, split, "
-              "permutation; found " + kind_json.dump());
+  throw Error("knob '" + name +
+              "': field 'kind' must be one of ordered, categorical, split, "
+              "permutation; found " +
+              kind_json.dump());
 }
 
 }  // namespace glimpse

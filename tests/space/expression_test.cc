@@ -100,7 +100,9 @@ TEST(ExpressionTest, OrAndReturnOperands) {
 }
 
 TEST(ExpressionTest, ChainedComparisons) {
-  auto chain = [](int64_t x) { return Truth("32 <= a * b <= 1024", {Scalar::Int(x), Scalar::Int(1)}); };
+  auto chain = [](int64_t x) {
+    return Truth("32 <= a * b <= 1024", {Scalar::Int(x), Scalar::Int(1)});
+  };
   EXPECT_FALSE(chain(16));
   EXPECT_TRUE(chain(32));
   EXPECT_TRUE(chain(1024));
@@ -284,7 +286,6 @@ TEST(ExpressionTest, IntegerOverflowWrapsWithoutUndefinedBehaviour) {
   EXPECT_EQ(EvalInt("(-9223372036854775807 - 1) % -1"), 0);
 }
 
-
 // Random integer expressions evaluated twice: as they are (over int values they take the int64
 // fast path) and behind `(z == z) and (...)` with z a float, which sends the same evaluation
 // through the general evaluator. Both must agree on kind and value, failures included.
@@ -295,14 +296,18 @@ class RandomExpression {
   std::string Make(int depth) {
     if (depth == 0 || Pick(4) == 0) return Leaf();
     switch (Pick(9)) {
-      case 0: return "(" + Make(depth - 1) + ")";
-      case 1: return "-" + Make(depth - 1);
-      case 2: return "(not " + Make(depth - 1) + ")";
+      case 0:
+        return "(" + Make(depth - 1) + ")";
+      case 1:
+        return "-" + Make(depth - 1);
+      case 2:
+        return "(not " + Make(depth - 1) + ")";
       case 3: {
         static const char* kOps[] = {" + ", " - ", " * ", " // ", " % "};
         return Make(depth - 1) + kOps[Pick(5)] + Make(depth - 1);
       }
-      case 4: return Make(depth - 1) + " ** " + std::to_string(Pick(4));
+      case 4:
+        return Make(depth - 1) + " ** " + std::to_string(Pick(4));
       case 5: {
         static const char* kCmp[] = {" < ", " <= ", " > ", " >= ", " == ", " != "};
         std::string text = Make(depth - 1);
@@ -310,12 +315,14 @@ class RandomExpression {
         for (int i = 0; i < links; ++i) text += kCmp[Pick(6)] + Make(depth - 1);
         return text;
       }
-      case 6: return Make(depth - 1) + (Pick(2) ? " and " : " or ") + Make(depth - 1);
+      case 6:
+        return Make(depth - 1) + (Pick(2) ? " and " : " or ") + Make(depth - 1);
       case 7: {
         static const char* kFn[] = {"min", "max"};
         return std::string(kFn[Pick(2)]) + "(" + Make(depth - 1) + ", " + Make(depth - 1) + ")";
       }
-      default: return "abs(" + Make(depth - 1) + ")";
+      default:
+        return "abs(" + Make(depth - 1) + ")";
     }
   }
 
@@ -376,7 +383,6 @@ TEST(ExpressionTest, FusedOperandsAroundJumps) {
   EXPECT_DOUBLE_EQ(EvalFloat("a ** b", {Scalar::Int(2), Scalar::Int(-2)}), 0.25);
 }
 
-
 // 3000 random expressions over ints, floats and strings, with the result CPython gives for them
 // (tests/space/make_python_expressions.py wrote the file; an exception there is a failure here).
 TEST(ExpressionTest, PythonAgreement) {
@@ -392,9 +398,12 @@ TEST(ExpressionTest, PythonAgreement) {
     std::vector<Scalar> values;
     for (const std::string& name : names) {
       const Json& v = c.at("values").at(name);
-      if (v.is_string()) values.push_back(Str(v.get<std::string>()));
-      else if (v.is_number_integer()) values.push_back(Scalar::Int(v.get<int64_t>()));
-      else values.push_back(Scalar::Float(v.get<double>()));
+      if (v.is_string())
+        values.push_back(Str(v.get<std::string>()));
+      else if (v.is_number_integer())
+        values.push_back(Scalar::Int(v.get<int64_t>()));
+      else
+        values.push_back(Scalar::Float(v.get<double>()));
     }
     Scalar got = e.Evaluate(values.data());
     const Json& want = c.at("expected");

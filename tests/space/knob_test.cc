@@ -33,7 +33,8 @@ uint64_t CountFactorisations(int64_t n, int parts, int position,
   if (position == parts - 1) return keep(position, n) ? 1 : 0;
   uint64_t total = 0;
   for (int64_t d = 1; d <= n; ++d) {
-    if (n % d == 0 && keep(position, d)) total += CountFactorisations(n / d, parts, position + 1, keep);
+    if (n % d == 0 && keep(position, d))
+      total += CountFactorisations(n / d, parts, position + 1, keep);
   }
   return total;
 }
@@ -56,10 +57,14 @@ TEST(KnobTest, OrderedKeepsOrderAndRejectsDuplicates) {
   EXPECT_EQ(*k.IndexOfJson(Json(8.0)), 1u);
   EXPECT_FALSE(k.IndexOfJson(Json(8.5)));
   EXPECT_FALSE(k.IndexOfJson(Json("8")));
-  EXPECT_TRUE(Contains(ErrorText([] { Knob::Ordered("x", Ints({1, 2, 1})); }),
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::Ordered("x", Ints({1, 2, 1}));
+                       }),
                        "knob 'x': duplicate value 1"));
   EXPECT_TRUE(Contains(ErrorText([] { Knob::Ordered("x", {int64_t{2}, 2.0}); }), "duplicate"));
-  EXPECT_TRUE(Contains(ErrorText([] { Knob::Ordered("x", {int64_t{2}, std::string("a")}); }),
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::Ordered("x", {int64_t{2}, std::string("a")});
+                       }),
                        "not a number"));
   EXPECT_TRUE(Contains(ErrorText([] { Knob::Ordered("x", {}); }), "no values"));
   // Long lists take the sorted duplicate check.
@@ -102,11 +107,14 @@ TEST(KnobTest, Categorical) {
   EXPECT_EQ(k.NeighbourIndices(1), (std::vector<uint32_t>{0, 2}));
   EXPECT_EQ(k.NeighbourIndices(0), (std::vector<uint32_t>{1, 2}));
   EXPECT_EQ(KnobValueToString(k.ValueAt(0)), "\"row\"");
-  EXPECT_TRUE(Contains(
-      ErrorText([] { Knob::Categorical("c", {std::string("a"), std::string("a")}); }),
-      "duplicate"));
-  EXPECT_TRUE(Contains(
-      ErrorText([] { Knob::Categorical("c", {std::vector<int64_t>{1, 2}}); }), "is a list"));
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::Categorical("c", {std::string("a"), std::string("a")});
+                       }),
+                       "duplicate"));
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::Categorical("c", {std::vector<int64_t>{1, 2}});
+                       }),
+                       "is a list"));
 }
 
 TEST(KnobTest, OrderedNeighbours) {
@@ -200,8 +208,8 @@ TEST(KnobTest, Permutation) {
   for (size_t i = 0; i < k.size(); ++i) EXPECT_EQ(*k.IndexOf(k.ValueAt(i)), i);
   EXPECT_FALSE(k.IndexOf(KnobValue(std::vector<int64_t>{0, 0, 1, 2})));
   EXPECT_FALSE(k.IndexOf(KnobValue(std::vector<int64_t>{0, 1, 2})));
-  EXPECT_EQ(k.VariableNames(), (std::vector<std::string>{"order_0", "order_1", "order_2",
-                                                         "order_3"}));
+  EXPECT_EQ(k.VariableNames(),
+            (std::vector<std::string>{"order_0", "order_1", "order_2", "order_3"}));
   EXPECT_EQ(k.NeighbourIndices(23), (std::vector<uint32_t>{22}));
   EXPECT_EQ(Knob::Permutation("p", 1).size(), 1u);
   EXPECT_EQ(Knob::Permutation("p", 7).size(), 5040u);
@@ -230,38 +238,49 @@ TEST(KnobTest, JsonRoundTrip) {
 
 TEST(KnobTest, JsonErrorsNameTheField) {
   EXPECT_TRUE(Contains(ErrorText([] { Knob::FromJson(Json::array()); }), "expected a JSON object"));
-  EXPECT_TRUE(Contains(ErrorText([] { Knob::FromJson(Json{{"kind", "ordered"}}); }),
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::FromJson(Json{{"kind", "ordered"}});
+                       }),
                        "field 'name'"));
-  EXPECT_TRUE(Contains(ErrorText([] { Knob::FromJson(Json{{"name", "x"}}); }),
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::FromJson(Json{{"name", "x"}});
+                       }),
                        "knob 'x': missing field 'kind'"));
-  EXPECT_TRUE(Contains(ErrorText([] { Knob::FromJson(Json{{"name", "x"}, {"kind", "weird"}}); }),
+  EXPECT_TRUE(Contains(ErrorText([] {
+                         Knob::FromJson(Json{{"name", "x"}, {"kind", "weird"}});
+                       }),
                        "field 'kind' must be one of"));
-  EXPECT_TRUE(Contains(
-      ErrorText([] { Knob::FromJson(Json{{"name", "x"}, {"kind", "ordered"}}); }),
-      "missing field 'values'"));
   EXPECT_TRUE(Contains(ErrorText([] {
-                         Knob::FromJson(Json{{"name", "x"}, {"kind", "ordered"},
-                                             {"values", Json::array({1, "a"})}});
+                         Knob::FromJson(Json{{"name", "x"}, {"kind", "ordered"}});
                        }),
-                       "field 'values[1]' is not a number"));
+                       "missing field 'values'"));
   EXPECT_TRUE(Contains(
-      ErrorText([] { Knob::FromJson(Json{{"name", "x"}, {"kind", "split"}, {"parts", 2}}); }),
-      "missing field 'extent'"));
+      ErrorText([] {
+        Knob::FromJson(Json{{"name", "x"}, {"kind", "ordered"}, {"values", Json::array({1, "a"})}});
+      }),
+      "field 'values[1]' is not a number"));
   EXPECT_TRUE(Contains(ErrorText([] {
-                         Knob::FromJson(Json{{"name", "x"}, {"kind", "split"}, {"extent", "8"},
-                                             {"parts", 2}});
+                         Knob::FromJson(Json{{"name", "x"}, {"kind", "split"}, {"parts", 2}});
                        }),
-                       "field 'extent' must be an integer"));
+                       "missing field 'extent'"));
+  EXPECT_TRUE(Contains(
+      ErrorText([] {
+        Knob::FromJson(Json{{"name", "x"}, {"kind", "split"}, {"extent", "8"}, {"parts", 2}});
+      }),
+      "field 'extent' must be an integer"));
   EXPECT_TRUE(Contains(ErrorText([] {
-                         Knob::FromJson(Json{{"name", "x"}, {"kind", "split"}, {"extent", 8},
-                                             {"parts", 2}, {"filter", {{"pow2", true}}}});
+                         Knob::FromJson(Json{{"name", "x"},
+                                             {"kind", "split"},
+                                             {"extent", 8},
+                                             {"parts", 2},
+                                             {"filter", {{"pow2", true}}}});
                        }),
                        "unknown field 'filter.pow2'"));
-  EXPECT_TRUE(Contains(ErrorText([] {
-                         Knob::FromJson(Json{{"name", "x"}, {"kind", "permutation"},
-                                             {"length", 12}});
-                       }),
-                       "field 'length' must be in 1..10"));
+  EXPECT_TRUE(
+      Contains(ErrorText([] {
+                 Knob::FromJson(Json{{"name", "x"}, {"kind", "permutation"}, {"length", 12}});
+               }),
+               "field 'length' must be in 1..10"));
 }
 
 TEST(KnobTest, KnobValueText) {

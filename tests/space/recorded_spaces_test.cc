@@ -126,8 +126,7 @@ TEST(RecordedSpacesTest, T1FilesMatchTheHardCodedSpaces) {
   if (dir.empty()) GTEST_SKIP() << "shared datasets not found (set GLIMPSE_SHARED_DATASETS)";
   const std::map<std::string, std::vector<int64_t>> comprehensions = {
       {"[32 * i for i in range(1, 32)]", Range(1, 32, 1, 32)},
-      {"[1] + [2 * i for i in range(1, 11)]",
-       {1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}},
+      {"[1] + [2 * i for i in range(1, 11)]", {1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20}},
   };
   for (const RecordedSpace& rs : T1Spaces()) {
     SCOPED_TRACE(rs.name);
@@ -159,25 +158,24 @@ TEST(RecordedSpacesTest, T1FilesMatchTheHardCodedSpaces) {
 
 // CLBlast's Xgemm space as recorded in gemm/RTX_3090.json.gz ("tune_params").
 ConfigSpace GemmSpace() {
-  return Build(
-      {{"MWG", {16, 32, 64, 128}},
-       {"NWG", {16, 32, 64, 128}},
-       {"KWG", {32}},
-       {"MDIMC", {8, 16, 32}},
-       {"NDIMC", {8, 16, 32}},
-       {"MDIMA", {8, 16, 32}},
-       {"NDIMB", {8, 16, 32}},
-       {"KWI", {2}},
-       {"VWM", {1, 2, 4, 8}},
-       {"VWN", {1, 2, 4, 8}},
-       {"STRM", {0}},
-       {"STRN", {0}},
-       {"SA", {0, 1}},
-       {"SB", {0, 1}},
-       {"PRECISION", {32}}},
-      {"KWG % KWI == 0", "MWG % (MDIMC * VWM) == 0", "NWG % (NDIMC * VWN) == 0",
-       "MWG % (MDIMA * VWM) == 0", "NWG % (NDIMB * VWN) == 0",
-       "KWG % ((MDIMC * NDIMC)/MDIMA) == 0", "KWG % ((MDIMC * NDIMC)/NDIMB) == 0"});
+  return Build({{"MWG", {16, 32, 64, 128}},
+                {"NWG", {16, 32, 64, 128}},
+                {"KWG", {32}},
+                {"MDIMC", {8, 16, 32}},
+                {"NDIMC", {8, 16, 32}},
+                {"MDIMA", {8, 16, 32}},
+                {"NDIMB", {8, 16, 32}},
+                {"KWI", {2}},
+                {"VWM", {1, 2, 4, 8}},
+                {"VWN", {1, 2, 4, 8}},
+                {"STRM", {0}},
+                {"STRN", {0}},
+                {"SA", {0, 1}},
+                {"SB", {0, 1}},
+                {"PRECISION", {32}}},
+               {"KWG % KWI == 0", "MWG % (MDIMC * VWM) == 0", "NWG % (NDIMC * VWN) == 0",
+                "MWG % (MDIMA * VWM) == 0", "NWG % (NDIMB * VWN) == 0",
+                "KWG % ((MDIMC * NDIMC)/MDIMA) == 0", "KWG % ((MDIMC * NDIMC)/NDIMB) == 0"});
 }
 
 TEST(RecordedSpacesTest, GemmValidCount) {
@@ -190,9 +188,9 @@ TEST(RecordedSpacesTest, GemmValidCount) {
   for (uint64_t i = 0; i < space.RawSize(); ++i) brute += space.IsValid(space.FromDenseIndex(i));
   EXPECT_EQ(brute, 17956u);
   // `/` is true division: (MDIMC * NDIMC) / MDIMA = 8 * 8 / 32 = 2.0, and 32 % 2.0 == 0.0.
-  Json config = {{"MWG", 64}, {"NWG", 64}, {"KWG", 32}, {"MDIMC", 8}, {"NDIMC", 8},
-                 {"MDIMA", 32}, {"NDIMB", 32}, {"KWI", 2}, {"VWM", 2}, {"VWN", 2},
-                 {"STRM", 0}, {"STRN", 0}, {"SA", 0}, {"SB", 1}, {"PRECISION", 32}};
+  Json config = {{"MWG", 64},   {"NWG", 64},   {"KWG", 32}, {"MDIMC", 8}, {"NDIMC", 8},
+                 {"MDIMA", 32}, {"NDIMB", 32}, {"KWI", 2},  {"VWM", 2},   {"VWN", 2},
+                 {"STRM", 0},   {"STRN", 0},   {"SA", 0},   {"SB", 1},    {"PRECISION", 32}};
   EXPECT_TRUE(space.IsValid(space.ConfigFromJson(config)));
   config["MDIMC"] = 16;  // 16 * 8 / 32 = 4.0 still divides 32, but MWG % (16 * 2) == 0 too
   EXPECT_TRUE(space.IsValid(space.ConfigFromJson(config)));

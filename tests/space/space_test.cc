@@ -70,12 +70,12 @@ ConfigSpace SmallSpace() {
 // knobs, and a free knob: 302 400 raw points, small enough to brute-force in a test.
 ConfigSpace MediumSpace() {
   ConfigSpace space;
-  space.AddKnob(Knob::Split("tile_x", 64, 3));           // 28
-  space.AddKnob(Knob::Split("tile_y", 32, 2));           // 6
+  space.AddKnob(Knob::Split("tile_x", 64, 3));  // 28
+  space.AddKnob(Knob::Split("tile_y", 32, 2));  // 6
   space.AddKnob(Knob::Ordered("unroll", Ints({0, 1, 2, 4, 8})));
-  space.AddKnob(Knob::Categorical("cache", {std::string("none"), std::string("shared"),
-                                            std::string("texture")}));
-  space.AddKnob(Knob::Permutation("order", 3));          // 6
+  space.AddKnob(Knob::Categorical(
+      "cache", {std::string("none"), std::string("shared"), std::string("texture")}));
+  space.AddKnob(Knob::Permutation("order", 3));  // 6
   space.AddKnob(Knob::Ordered("vec", Ints({1, 2, 4, 8})));
   space.AddKnob(Knob::Ordered("free", Ints({0, 1, 2, 3, 4})));
   space.AddRestriction("tile_x_1 * tile_y_1 <= 256");
@@ -391,8 +391,7 @@ TEST(ConfigSpaceTest, ConfigJsonRoundTripAndErrors) {
             "configuration: unknown knob 'bz'; known: bx, by, layout, tile");
   Json missing = j;
   missing.erase("by");
-  EXPECT_EQ(ErrorText([&] { space.ConfigFromJson(missing); }),
-            "configuration: missing knob 'by'");
+  EXPECT_EQ(ErrorText([&] { space.ConfigFromJson(missing); }), "configuration: missing knob 'by'");
   Json bad = j;
   bad["bx"] = 3;
   EXPECT_EQ(ErrorText([&] { space.ConfigFromJson(bad); }),
@@ -401,14 +400,16 @@ TEST(ConfigSpaceTest, ConfigJsonRoundTripAndErrors) {
   bad["tile"] = Json::array({3, 5});
   EXPECT_TRUE(Contains(ErrorText([&] { space.ConfigFromJson(bad); }),
                        "knob 'tile' has no value [3,5]; its values: [1,16], [2,8]"));
-  EXPECT_TRUE(Contains(ErrorText([&] { space.ConfigFromJson(Json::array()); }),
-                       "expected a JSON object"));
+  EXPECT_TRUE(
+      Contains(ErrorText([&] { space.ConfigFromJson(Json::array()); }), "expected a JSON object"));
   // Long value lists are abbreviated.
   ConfigSpace wide;
   std::vector<KnobValue> values;
   for (int64_t v = 0; v < 100; ++v) values.emplace_back(v);
   wide.AddKnob(Knob::Ordered("w", values));
-  EXPECT_EQ(ErrorText([&] { wide.ConfigFromJson(Json{{"w", 500}}); }),
+  EXPECT_EQ(ErrorText([&] {
+              wide.ConfigFromJson(Json{{"w", 500}});
+            }),
             "configuration: knob 'w' has no value 500; its values: 0, 1, 2, 3, 4, 5, 6, 7, ... "
             "(100 values)");
 }
@@ -426,7 +427,7 @@ TEST(ConfigSpaceTest, HashIsByNamesAndValues) {
   for (uint64_t i = 0; i < a.RawSize(); ++i) {
     Config ca = a.FromDenseIndex(i);
     Config cb = b.ConfigFromJson(a.ConfigToJson(ca));
-    EXPECT_NE(ca, cb);  // different indices...
+    EXPECT_NE(ca, cb);                  // different indices...
     EXPECT_EQ(a.Hash(ca), b.Hash(cb));  // ...same hash
     distinct.insert(a.Hash(ca));
   }
@@ -475,10 +476,10 @@ TEST(ConfigSpaceTest, SpaceJsonRoundTripPreservesFingerprint) {
 }
 
 TEST(ConfigSpaceTest, SpaceJsonErrors) {
-  EXPECT_TRUE(Contains(ErrorText([] { ConfigSpace::FromJson(Json::array()); }),
-                       "expected a JSON object"));
-  EXPECT_TRUE(Contains(ErrorText([] { ConfigSpace::FromJson(Json::object()); }),
-                       "field 'knobs' missing"));
+  EXPECT_TRUE(
+      Contains(ErrorText([] { ConfigSpace::FromJson(Json::array()); }), "expected a JSON object"));
+  EXPECT_TRUE(
+      Contains(ErrorText([] { ConfigSpace::FromJson(Json::object()); }), "field 'knobs' missing"));
   EXPECT_TRUE(Contains(ErrorText([] {
                          ConfigSpace::FromJson(Json{{"knobs", Json::array({Json{{"name", "a"}}})}});
                        }),
@@ -535,6 +536,74 @@ TEST(ConfigSpaceTest, ConcurrentUse) {
   }
   for (std::thread& th : threads) th.join();
   EXPECT_EQ(total.load(), valid.size());
+}
+
+
+// An AutoTVM-style conv2d space of 4.5·10^7 raw points (the benchmark's, on a smaller problem):
+// too big to brute-force, so the pruned, multi-threaded enumeration is checked against IsValid on
+// random raw points.
+TEST(ConfigSpaceTest, LargeSpaceEnumerationAgreesWithIsValid) {
+  ConfigSpace space;
+  space.AddKnob(Knob::Split("tile_f", 32, 4));
+  space.AddKnob(Knob::Split("tile_y", 28, 4));
+  space.AddKnob(Knob::Split("tile_x", 28, 4));
+  space.AddKnob(Knob::Split("tile_rc", 64, 2));
+  space.AddKnob(Knob::Split("tile_ry", 3, 2));
+  space.AddKnob(Knob::Split("tile_rx", 3, 2));
+  space.AddKnob(Knob::Ordered("auto_unroll_max_step", Ints({0, 512, 1500})));
+  space.AddKnob(Knob::Ordered("unroll_explicit", Ints({0, 1})));
+  space.AddKnob(Knob::Ordered("vec", Ints({1, 2, 4})));
+  space.AddRestriction("32 <= tile_f_2 * tile_y_2 * tile_x_2 <= 1024");
+  space.AddRestriction("tile_f_1 * tile_y_1 * tile_x_1 <= 16");
+  space.AddRestriction(
+      "4 * (tile_f_1 * tile_f_2 * tile_f_3 * tile_rc_1 * tile_ry_1 * tile_rx_1"
+      " + tile_rc_1 * (tile_y_1 * tile_y_2 * tile_y_3 + tile_ry_1 - 1)"
+      " * (tile_x_1 * tile_x_2 * tile_x_3 + tile_rx_1 - 1)) <= 48 * 1024");
+  space.AddRestriction("tile_x_3 % vec == 0");
+  space.AddRestriction("unroll_explicit == 0 or auto_unroll_max_step > 0");
+  ASSERT_EQ(space.RawSize(), 56u * 40u * 40u * 7u * 2u * 2u * 3u * 2u * 3u);
+  const uint64_t count = space.CountValid();
+  std::vector<uint64_t> valid = space.ValidIndices();
+  ASSERT_EQ(valid.size(), count);
+  EXPECT_TRUE(std::is_sorted(valid.begin(), valid.end()));
+  EXPECT_TRUE(std::adjacent_find(valid.begin(), valid.end()) == valid.end());
+  // The unrolling knobs form their own group: 5 of their 6 combinations are valid.
+  EXPECT_EQ(count % 5, 0u);
+  Rng rng(8);
+  int valid_seen = 0;
+  for (int i = 0; i < 20000; ++i) {
+    Config c = space.SampleRaw(rng);
+    bool listed = std::binary_search(valid.begin(), valid.end(), space.ToDenseIndex(c));
+    ASSERT_EQ(space.IsValid(c), listed) << space.ConfigToString(c);
+    valid_seen += listed;
+  }
+  EXPECT_GT(valid_seen, 0);
+  for (int i = 0; i < 2000; ++i) {
+    Config c = *space.SampleValid(rng);  // rejection: the space is above the enumeration threshold
+    ASSERT_TRUE(std::binary_search(valid.begin(), valid.end(), space.ToDenseIndex(c)));
+  }
+}
+
+// More restriction variables than the on-stack scratch holds (256): the thread-local path.
+TEST(ConfigSpaceTest, ManyVariables) {
+  ConfigSpace space;
+  for (int k = 0; k < 40; ++k) space.AddKnob(Knob::Split("s" + std::to_string(k), 8, 8));
+  space.AddRestriction("s0_0 * s39_7 <= 4");
+  space.AddRestriction("s1_1 + s38_6 + s20_3 < 8");
+  Rng rng(1);
+  for (int i = 0; i < 200; ++i) {
+    auto c = space.SampleValid(rng);
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(space.IsValid(*c));
+  }
+  // Restrictions span few knobs: count from the groups, times the free knobs' sizes.
+  ConfigSpace small;
+  small.AddKnob(Knob::Split("a", 8, 8));
+  small.AddKnob(Knob::Split("b", 8, 8));
+  small.AddKnob(Knob::Split("c", 8, 8));
+  small.AddRestriction("a_0 * b_7 <= 4");
+  small.AddRestriction("c_3 < 8");
+  EXPECT_EQ(small.CountValid(), BruteCount(small));
 }
 
 }  // namespace
