@@ -9,5 +9,6 @@ namespace glimpse::cli {
 void AddTuneCommand(CLI::App& app);
 void AddDatabaseCommand(CLI::App& app);
 void AddSpaceCommand(CLI::App& app);
+void AddBenchCommand(CLI::App& app);
 
 }  // namespace glimpse::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   glimpse::cli::AddTuneCommand(app);
   glimpse::cli::AddDatabaseCommand(app);
   glimpse::cli::AddSpaceCommand(app);
+  glimpse::cli::AddBenchCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,123 @@
+// The results file: round trips, schema errors that name the field, and merging the files of two
+// tools into one table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "glimpse/error.h"
+#include "glimpse/evaluation.h"
+
+namespace glimpse {
+namespace {
+
+StudyResults OneToolResults(const std::string& tool, int seeds) {
+  StudyResults results;
+  results.settings.max_measurements = 100;
+  results.settings.seeds = seeds;
+  results.spaces = {
+      {"pnpoly/RTX_3090", "pnpoly", "RTX 3090", "pnpoly/RTX_3090.json.gz", 4092, 3774, 0.002}};
+  for (int seed = 0; seed < seeds; ++seed) {
+    RunRecord run;
+    run.space = "pnpoly/RTX_3090";
+    run.tool = tool;
+    run.strategy = "random";
+    run.seed = static_cast<uint64_t>(seed);
+    run.measurements = 100;
+    run.failed = 7;
+    run.stop_reason = "measurement budget";
+    run.simulated_s = 50.0;
+    run.max_measurements = 100;
+    run.best_curve = {{1, 0.5, 0.004}, {10 + seed, 5.0, 0.002}};
+    run.first_batch_performance = {0.5, 0.0, 1.0};
+    results.runs.push_back(run);
+  }
+  Summarize(results);
+  return results;
+}
+
+std::string ErrorOf(const Json& json) {
+  try {
+    ResultsFromJson(json, "r.json");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ResultsFileTest, RoundTripsThroughJson) {
+  StudyResults results = OneToolResults("glimpse", 3);
+  Json json = ResultsToJson(results);
+  StudyResults back = ResultsFromJson(json, "r.json");
+  ASSERT_EQ(back.runs.size(), 3u);
+  for (size_t i = 0; i < back.runs.size(); ++i) {
+    EXPECT_EQ(RunToJson(back.runs[i]), RunToJson(results.runs[i]));
+  }
+  EXPECT_EQ(back.settings.max_measurements, 100);
+  EXPECT_EQ(ResultsToJson(back)["settings"], json["settings"]);
+}
+
+TEST(ResultsFileTest, ErrorsNameTheFileAndField) {
+  Json good = ResultsToJson(OneToolResults("glimpse", 1));
+  EXPECT_EQ(ErrorOf(good), "");
+  Json bad = good;
+  bad["schema"] = "other/2";
+  EXPECT_NE(ErrorOf(bad).find("r.json: schema"), std::string::npos);
+  bad = good;
+  bad["runs"][0].erase("measurements");
+  EXPECT_NE(ErrorOf(bad).find("r.json: runs[0].measurements: missing"), std::string::npos);
+  bad = good;
+  bad["runs"][0]["best_curve"] = {{5, 1.0, 0.003}, {2, 1.0, 0.002}};
+  EXPECT_NE(ErrorOf(bad).find("runs[0].best_curve"), std::string::npos);
+  bad = good;
+  bad["runs"][0]["space"] = "gemm/RTX_3090";
+  EXPECT_NE(ErrorOf(bad).find("is not in 'spaces'"), std::string::npos);
+  bad = good;
+  bad["spaces"][0]["optimum_s"] = 0;
+  EXPECT_NE(ErrorOf(bad).find("spaces[0].optimum_s"), std::string::npos);
+}
+
+TEST(ResultsFileTest, ARunWithoutItsOwnBudgetTakesTheSettings) {
+  Json json = ResultsToJson(OneToolResults("kernel_tuner", 1));
+  json["runs"][0].erase("max_measurements");
+  json["settings"]["max_measurements"] = 80;
+  EXPECT_EQ(ResultsFromJson(json, "r.json").runs[0].max_measurements, 80);
+}
+
+TEST(ResultsFileTest, AnUnreportedTunerCpuTimeStaysUnknown) {
+  Json json = ResultsToJson(OneToolResults("kernel_tuner", 2));
+  json["runs"][0]["tuner_cpu_s"] = nullptr;
+  json["runs"][1]["tuner_cpu_s"] = nullptr;
+  StudyResults results = ResultsFromJson(json, "r.json");
+  EXPECT_TRUE(std::isnan(results.runs[0].tuner_cpu_s));
+  EXPECT_TRUE(std::isnan(results.summaries[0].tuner_cpu_s.median));
+  EXPECT_TRUE(ResultsToJson(results)["summaries"][0]["tuner_cpu_s"]["median"].is_null());
+  EXPECT_TRUE(RunToJson(results.runs[0])["tuner_cpu_s"].is_null());
+}
+
+TEST(MergeResultsTest, OneTableForBothTools) {
+  std::vector<std::string> warnings;
+  StudyResults ours = OneToolResults("glimpse", 3);
+  StudyResults peer = OneToolResults("kernel_tuner", 2);
+  peer.spaces[0].optimum_s *= 1.01;  // a peer that computed its optimum differently
+  StudyResults merged = MergeResults({{"ours.json", ours}, {"peer.json", peer}}, &warnings);
+  ASSERT_EQ(merged.spaces.size(), 1u);
+  EXPECT_EQ(merged.spaces[0].optimum_s, 0.002);  // the first file's
+  EXPECT_EQ(merged.runs.size(), 5u);
+  ASSERT_EQ(merged.summaries.size(), 2u);
+  EXPECT_EQ(merged.summaries[0].tool, "glimpse");
+  EXPECT_EQ(merged.summaries[0].runs, 3);
+  EXPECT_EQ(merged.summaries[1].tool, "kernel_tuner");
+  EXPECT_EQ(merged.summaries[1].runs, 2);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("peer.json"), std::string::npos);
+
+  try {
+    MergeResults({{"a.json", ours}, {"b.json", ours}}, nullptr);
+    FAIL() << "expected an Error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("in both a.json and b.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace glimpse
