@@ -1,0 +1,1 @@
+"""Tests of the Kernel Tuner peer (standard-library unittest; no Kernel Tuner needed)."""
