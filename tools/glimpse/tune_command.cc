@@ -14,6 +14,7 @@
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
 #include "recorded_source.h"
+#include "transfer.h"
 #include "tuner_options.h"
 
 namespace glimpse::cli {
@@ -35,6 +36,7 @@ struct TuneFlags {
   bool no_resume = false;
   std::string progress = "auto";
   bool json = false;
+  TransferFlags transfer;
 };
 
 ProgressMode ParseProgress(const std::string& text) {
@@ -147,7 +149,11 @@ void RunTune(const TuneFlags& flags, bool budget_given) {
   options.progress = ParseProgress(flags.progress);
   options.Validate();
 
-  std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, ParseTunerOptions(flags.tuner_options));
+  Json tuner_options = ParseTunerOptions(flags.tuner_options);
+  std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
+  if (flags.transfer.from_database && flags.no_database) {
+    throw Error("--transfer-from-db needs the database: drop --no-db");
+  }
 
   ReplayOptions replay;
   replay.noise = flags.noise;
@@ -157,8 +163,24 @@ void RunTune(const TuneFlags& flags, bool budget_given) {
   ReplayRunner runner(recorded, replay);
   NullBuilder builder;
 
+  // Everything about the transfer that can fail is checked before a database file is created.
+  TransferHistory history;
+  if (flags.transfer.Enabled()) {
+    MakeTransferTuner(flags.tuner, tuner_options, {});
+    history = HistoryFromFiles(flags.transfer.files, flags.source, recorded);
+  }
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);
+  if (flags.transfer.Enabled()) {
+    if (flags.transfer.from_database) {
+      TransferHistory stored = HistoryFromDatabase(*database, *recorded);
+      history.insert(history.end(), stored.begin(), stored.end());
+    }
+    if (options.progress != ProgressMode::kQuiet) {
+      std::cerr << fmt::format("transfer: {} records of other devices\n", history.size());
+    }
+    tuner = MakeTransferTuner(flags.tuner, tuner_options, std::move(history));
+  }
 
   TuneSummary summary =
       Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
@@ -205,6 +227,12 @@ void AddTuneCommand(CLI::App& app) {
   command->add_option("--progress", flags->progress, "auto, live, log or quiet")
       ->capture_default_str();
   command->add_flag("--json", flags->json, "print the result as JSON");
+  command->add_option("--transfer-from", flags->transfer.files,
+                      "transfer learning (xgb, xgb-reg): a recorded space of the same kernel on "
+                      "another device, read with this run's --t1/--restrict (repeatable)");
+  command->add_flag("--transfer-from-db", flags->transfer.from_database,
+                    "transfer learning (xgb, xgb-reg): this workload's records of other devices "
+                    "in the database");
   command->add_flag_callback(
       "--list-tuners",
       [] {

@@ -1,0 +1,39 @@
+// Transfer learning for `glimpse tune` (AutoTVM's load_history): records of the same space
+// measured on other devices warm the model-based strategies.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "glimpse/database.h"
+#include "glimpse/evaluation.h"
+#include "glimpse/json.h"
+#include "glimpse/replay.h"
+#include "glimpse/tuner.h"
+#include "recorded_source.h"
+
+namespace glimpse::cli {
+
+struct TransferFlags {
+  std::vector<std::string> files;  // recorded spaces of other devices (--transfer-from)
+  bool from_database = false;      // this workload's records on other devices (--transfer-from-db)
+
+  bool Enabled() const { return !files.empty() || from_database; }
+};
+
+// History for `target` from recorded files of other devices, read with the target's --t1 /
+// --restrict and mapped by knob name. Error naming a file that cannot be read.
+TransferHistory HistoryFromFiles(const std::vector<std::string>& files,
+                                 const RecordedSourceFlags& source,
+                                 std::shared_ptr<const RecordedSpace> target);
+
+// History for `target` from the database: its workload's records on other devices.
+TransferHistory HistoryFromDatabase(const Database& database, const RecordedSpace& target);
+
+// The model-based strategy `tuner_name` with `history`; Error when the strategy cannot learn
+// from history (listing those that can).
+std::unique_ptr<Tuner> MakeTransferTuner(const std::string& tuner_name, const Json& options,
+                                         TransferHistory history);
+
+}  // namespace glimpse::cli
