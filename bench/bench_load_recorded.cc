@@ -14,7 +14,7 @@
 #include <string>
 
 #include "glimpse/replay.h"
-#include "machine_info.h"
+#include "glimpse/evaluation.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::cout << fmt::format("load recorded spaces — {}\nbest of {} runs each\n\n",
-                           bench::MachineDescription(), kRepeats);
+                           MachineDescription(), kRepeats);
   std::cout << fmt::format("{:<36} {:>8} {:>9} {:>11} {:>12} {:>10}\n", "file", "entries",
                            "JSON MB", "inflate s", "load total s", "µs/entry");
   for (const char* name : {"gemm/RTX_2080_Ti.json.gz", "dedispersion_milo/W7800.json.gz",

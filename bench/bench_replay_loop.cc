@@ -16,7 +16,7 @@
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
-#include "machine_info.h"
+#include "glimpse/evaluation.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   Task task = recorded->MakeTask();
   std::cout << fmt::format(
       "replay-loop overhead — {}\n{} ({} recorded configurations, {} valid, {} restrictions)\n\n",
-      bench::MachineDescription(), path, recorded->entries.size(), task.space.CountValid(),
+      MachineDescription(), path, recorded->entries.size(), task.space.CountValid(),
       restrictions.size());
   std::cout << fmt::format("{:<8} {:<10} {:>7} {:>14} {:>12} {:>16}\n", "tuner", "database",
                            "batch", "measurements", "total (s)", "per meas. (µs)");

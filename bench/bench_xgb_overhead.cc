@@ -25,7 +25,7 @@
 #include "glimpse/cost_model.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/replay.h"
-#include "machine_info.h"
+#include "glimpse/evaluation.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                            "average {} at start)\nspace: {} ({} recorded configurations, {} "
                            "knobs)\ntuner: xgb defaults (rank loss, knob features), num_threads "
                            "{}\n\n",
-                           bench::MachineDescription(), load_1min, path, records.size(),
+                           MachineDescription(), load_1min, path, records.size(),
                            task.space.NumKnobs(), threads);
   std::cout << fmt::format("{:>8} {:>8} {:>10} {:>14} {:>14} {:>12} {:>8}\n", "records",
                            "repeats", "fit (ms)", "planning (ms)", "batch (ms)", "fastest (ms)",
