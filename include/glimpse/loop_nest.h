@@ -1,0 +1,157 @@
+// glimpse/loop_nest.h — a small loop-nest representation of tensor programs, and the schedule
+// transformations applied to it.
+//
+// A LoopNest is a function body: declared tensors (inputs, one output, temporaries) and a tree of
+// nodes, each either a loop (with a body of nodes) or a statement. Statements read and write
+// tensor elements through affine index expressions of loop variables. Templates (cpu.h) build a
+// plain nest for an operator and then transform it with SplitLoop / ReorderLoops / SetLoopKind,
+// the way a TVM schedule splits, reorders, vectorises and parallelises; emitters (C++ today, CUDA
+// later) lower the result to source, and feature extractors walk the same tree.
+//
+// Nothing here knows about C++ or any other target language.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace glimpse {
+
+enum class DType : uint8_t { kFloat32 };
+
+enum class TensorRole : uint8_t {
+  kInput,   // read-only, passed to the kernel (inputs[input_index])
+  kOutput,  // the single output the kernel writes
+  kTemp,    // scratch owned by the kernel: a packed or padded copy, a local accumulator
+};
+
+struct TensorDecl {
+  std::string name;
+  std::vector<int64_t> shape;  // row-major; the last dimension is contiguous
+  std::string layout;          // descriptive ("NCHW", "MK", "NK"); lowering uses `shape` only
+  DType dtype = DType::kFloat32;
+  TensorRole role = TensorRole::kInput;
+  int input_index = -1;        // kInput: position in the kernel's input list
+  // kTemp: the loop whose body owns the temporary (it lives for one iteration of that loop, so a
+  // temporary under a parallel loop is private to each thread); empty: the whole kernel.
+  std::string scope_loop;
+
+  TensorDecl() = default;
+  TensorDecl(std::string name, std::vector<int64_t> shape, std::string layout, DType dtype,
+             TensorRole role, int input_index = -1, std::string scope_loop = "")
+      : name(std::move(name)), shape(std::move(shape)), layout(std::move(layout)), dtype(dtype),
+        role(role), input_index(input_index), scope_loop(std::move(scope_loop)) {}
+  int64_t NumElements() const;
+};
+
+// constant + Σ coefficient · loop variable. Loop variables are named by their loop's name.
+struct AffineExpr {
+  int64_t constant = 0;
+  std::vector<std::pair<std::string, int64_t>> terms;  // (loop name, coefficient), no zeros
+
+  static AffineExpr Const(int64_t value);
+  static AffineExpr Var(const std::string& loop, int64_t coefficient = 1);
+  AffineExpr operator+(const AffineExpr& other) const;
+  AffineExpr operator*(int64_t factor) const;
+  int64_t CoefficientOf(const std::string& loop) const;  // 0 when absent
+  bool DependsOn(const std::string& loop) const { return CoefficientOf(loop) != 0; }
+  // Replaces `loop` by `replacement` (used by SplitLoop).
+  AffineExpr Substitute(const std::string& loop, const AffineExpr& replacement) const;
+};
+
+// An element of a tensor: one affine expression per dimension.
+struct Access {
+  int tensor = -1;  // index into LoopNest::tensors
+  std::vector<AffineExpr> index;
+  // For loads: elements outside the tensor's bounds read as 0 (implicit zero padding); the
+  // emitter guards the load. Stores are never guarded.
+  bool zero_outside = false;
+
+  Access() = default;
+  Access(int tensor, std::vector<AffineExpr> index, bool zero_outside = false)
+      : tensor(tensor), index(std::move(index)), zero_outside(zero_outside) {}
+};
+
+enum class StmtKind : uint8_t {
+  kZero,            // dst = 0
+  kMultiplyAdd,     // dst += a · b            (a reduction when dst does not depend on a loop)
+  kCopy,            // dst = a [+ bias] [then max(·, 0) when relu]
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::kZero;
+  Access dst;
+  Access a;                    // kMultiplyAdd, kCopy
+  Access b;                    // kMultiplyAdd
+  std::optional<Access> bias;  // kCopy: epilogue bias add
+  bool relu = false;           // kCopy: epilogue ReLU
+
+  Stmt() = default;
+  explicit Stmt(StmtKind kind, Access dst = {}, Access a = {}, Access b = {})
+      : kind(kind), dst(std::move(dst)), a(std::move(a)), b(std::move(b)) {}
+};
+
+enum class LoopKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
+const char* LoopKindName(LoopKind kind);  // "serial", "parallel", "vectorized", "unrolled"
+
+struct Loop {
+  std::string name;  // unique in the nest; also the loop variable's name
+  int64_t extent = 1;
+  LoopKind kind = LoopKind::kSerial;
+
+  Loop() = default;
+  Loop(std::string name, int64_t extent, LoopKind kind = LoopKind::kSerial)
+      : name(std::move(name)), extent(extent), kind(kind) {}
+};
+
+struct Node {
+  bool is_loop = false;
+  Loop loop;               // is_loop
+  std::vector<Node> body;  // is_loop
+  Stmt stmt;               // !is_loop
+
+  static Node MakeLoop(Loop loop, std::vector<Node> body);
+  static Node MakeStmt(Stmt stmt);
+};
+
+struct LoopNest {
+  std::string name;                 // e.g. "dense"
+  std::vector<TensorDecl> tensors;  // inputs (in input_index order), the output, temporaries
+  std::vector<Node> body;
+
+  int AddTensor(TensorDecl tensor);  // returns its index
+  int TensorIndex(const std::string& name) const;  // throws Error when unknown
+  const TensorDecl& Output() const;                // throws Error when there is none
+  // The loop named `name` (throws Error naming the known loops when absent).
+  Loop& FindLoop(const std::string& name);
+  const Loop& FindLoop(const std::string& name) const;
+  bool HasLoop(const std::string& name) const;
+  // Loop names from the outermost down along every path, in pre-order.
+  std::vector<std::string> LoopNames() const;
+
+  // Structural checks: unique loop names, every variable used inside its loop, every access of
+  // the right rank, every unguarded access in bounds (checked on the extreme corners, exact for
+  // affine expressions with the loop ranges). Throws Error describing the first problem.
+  void Validate() const;
+};
+
+// ---- Schedule transformations. Each throws Error on misuse (unknown loop, wrong factors).
+
+// Splits loop `name` into loops `names[i]` of extents `factors[i]` (outermost first; their
+// product must equal the extent), nested in place of the old loop, and rewrites every access in
+// its body: name = Σ names[i] · Π factors[i+1..].
+void SplitLoop(LoopNest& nest, const std::string& name, const std::vector<int64_t>& factors,
+               const std::vector<std::string>& names);
+
+// Reorders loops that form a perfect chain (each one's body is exactly the next loop, in some
+// order) into `order`, outermost first. The innermost loop's body moves with the chain.
+void ReorderLoops(LoopNest& nest, const std::vector<std::string>& order);
+
+void SetLoopKind(LoopNest& nest, const std::string& name, LoopKind kind);
+
+// A readable dump of the tree (one loop or statement per line, indented), for logs and tests.
+std::string NestToString(const LoopNest& nest);
+
+}  // namespace glimpse

@@ -1,0 +1,373 @@
+#include "glimpse/loop_nest.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+int64_t TensorDecl::NumElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+AffineExpr AffineExpr::Const(int64_t value) { return AffineExpr{value, {}}; }
+
+AffineExpr AffineExpr::Var(const std::string& loop, int64_t coefficient) {
+  AffineExpr e;
+  if (coefficient != 0) e.terms.emplace_back(loop, coefficient);
+  return e;
+}
+
+AffineExpr AffineExpr::operator+(const AffineExpr& other) const {
+  AffineExpr sum = *this;
+  sum.constant += other.constant;
+  for (const auto& [loop, c] : other.terms) {
+    auto it = std::find_if(sum.terms.begin(), sum.terms.end(),
+                           [&](const auto& t) { return t.first == loop; });
+    if (it == sum.terms.end()) {
+      sum.terms.emplace_back(loop, c);
+    } else {
+      it->second += c;
+      if (it->second == 0) sum.terms.erase(it);
+    }
+  }
+  return sum;
+}
+
+AffineExpr AffineExpr::operator*(int64_t factor) const {
+  if (factor == 0) return Const(0);
+  AffineExpr product = *this;
+  product.constant *= factor;
+  for (auto& term : product.terms) term.second *= factor;
+  return product;
+}
+
+int64_t AffineExpr::CoefficientOf(const std::string& loop) const {
+  for (const auto& [name, c] : terms) {
+    if (name == loop) return c;
+  }
+  return 0;
+}
+
+AffineExpr AffineExpr::Substitute(const std::string& loop, const AffineExpr& replacement) const {
+  int64_t c = CoefficientOf(loop);
+  if (c == 0) return *this;
+  AffineExpr rest = *this;
+  rest.terms.erase(std::find_if(rest.terms.begin(), rest.terms.end(),
+                                [&](const auto& t) { return t.first == loop; }));
+  return rest + replacement * c;
+}
+
+const char* LoopKindName(LoopKind kind) {
+  switch (kind) {
+    case LoopKind::kSerial: return "serial";
+    case LoopKind::kParallel: return "parallel";
+    case LoopKind::kVectorized: return "vectorized";
+    case LoopKind::kUnrolled: return "unrolled";
+  }
+  return "serial";
+}
+
+Node Node::MakeLoop(Loop loop, std::vector<Node> body) {
+  Node node;
+  node.is_loop = true;
+  node.loop = std::move(loop);
+  node.body = std::move(body);
+  return node;
+}
+
+Node Node::MakeStmt(Stmt stmt) {
+  Node node;
+  node.stmt = std::move(stmt);
+  return node;
+}
+
+int LoopNest::AddTensor(TensorDecl tensor) {
+  tensors.push_back(std::move(tensor));
+  return static_cast<int>(tensors.size()) - 1;
+}
+
+int LoopNest::TensorIndex(const std::string& tensor_name) const {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == tensor_name) return static_cast<int>(i);
+  }
+  throw Error("loop nest '" + name + "' has no tensor '" + tensor_name + "'");
+}
+
+const TensorDecl& LoopNest::Output() const {
+  for (const TensorDecl& t : tensors) {
+    if (t.role == TensorRole::kOutput) return t;
+  }
+  throw Error("loop nest '" + name + "' has no output tensor");
+}
+
+namespace {
+
+// Calls fn(node, enclosing loops) for every node, pre-order.
+void Walk(const std::vector<Node>& nodes, std::vector<const Loop*>& stack,
+          const std::function<void(const Node&, const std::vector<const Loop*>&)>& fn) {
+  for (const Node& node : nodes) {
+    fn(node, stack);
+    if (node.is_loop) {
+      stack.push_back(&node.loop);
+      Walk(node.body, stack, fn);
+      stack.pop_back();
+    }
+  }
+}
+
+Node* FindNode(std::vector<Node>& nodes, const std::string& name) {
+  for (Node& node : nodes) {
+    if (!node.is_loop) continue;
+    if (node.loop.name == name) return &node;
+    if (Node* found = FindNode(node.body, name)) return found;
+  }
+  return nullptr;
+}
+
+void SubstituteAccess(Access& access, const std::string& loop, const AffineExpr& replacement) {
+  for (AffineExpr& e : access.index) e = e.Substitute(loop, replacement);
+}
+
+void SubstituteTree(std::vector<Node>& nodes, const std::string& loop,
+                    const AffineExpr& replacement) {
+  for (Node& node : nodes) {
+    if (node.is_loop) {
+      SubstituteTree(node.body, loop, replacement);
+      continue;
+    }
+    SubstituteAccess(node.stmt.dst, loop, replacement);
+    SubstituteAccess(node.stmt.a, loop, replacement);
+    SubstituteAccess(node.stmt.b, loop, replacement);
+    if (node.stmt.bias) SubstituteAccess(*node.stmt.bias, loop, replacement);
+  }
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+Loop& LoopNest::FindLoop(const std::string& loop_name) {
+  Node* node = FindNode(body, loop_name);
+  if (node == nullptr) {
+    throw Error("loop nest '" + name + "' has no loop '" + loop_name + "'; loops: " +
+                JoinNames(LoopNames()));
+  }
+  return node->loop;
+}
+
+const Loop& LoopNest::FindLoop(const std::string& loop_name) const {
+  return const_cast<LoopNest*>(this)->FindLoop(loop_name);
+}
+
+bool LoopNest::HasLoop(const std::string& loop_name) const {
+  return FindNode(const_cast<std::vector<Node>&>(body), loop_name) != nullptr;
+}
+
+std::vector<std::string> LoopNest::LoopNames() const {
+  std::vector<std::string> names;
+  std::vector<const Loop*> stack;
+  Walk(body, stack, [&](const Node& node, const std::vector<const Loop*>&) {
+    if (node.is_loop) names.push_back(node.loop.name);
+  });
+  return names;
+}
+
+void LoopNest::Validate() const {
+  std::set<std::string> seen;
+  for (const std::string& loop : LoopNames()) {
+    if (!seen.insert(loop).second) throw Error("loop nest '" + name + "': duplicate loop " + loop);
+  }
+  auto check = [&](const Access& access, const std::vector<const Loop*>& stack, bool is_load) {
+    if (access.tensor < 0 || access.tensor >= static_cast<int>(tensors.size())) {
+      throw Error("loop nest '" + name + "': access to an undeclared tensor");
+    }
+    const TensorDecl& t = tensors[access.tensor];
+    if (access.index.size() != t.shape.size()) {
+      throw Error("loop nest '" + name + "': access to " + t.name + " has the wrong rank");
+    }
+    for (size_t d = 0; d < access.index.size(); ++d) {
+      const AffineExpr& e = access.index[d];
+      int64_t lo = e.constant, hi = e.constant;
+      for (const auto& [loop, c] : e.terms) {
+        auto it = std::find_if(stack.begin(), stack.end(),
+                               [&](const Loop* l) { return l->name == loop; });
+        if (it == stack.end()) {
+          throw Error("loop nest '" + name + "': " + t.name + " is indexed by " + loop +
+                      " outside that loop");
+        }
+        int64_t span = c * ((*it)->extent - 1);
+        (span > 0 ? hi : lo) += span;
+      }
+      if (!(is_load && access.zero_outside) && (lo < 0 || hi >= t.shape[d])) {
+        throw Error("loop nest '" + name + "': " + t.name + " dimension " + std::to_string(d) +
+                    " is indexed in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                    "], outside [0, " + std::to_string(t.shape[d]) + ")");
+      }
+    }
+  };
+  std::vector<const Loop*> stack;
+  Walk(body, stack, [&](const Node& node, const std::vector<const Loop*>& loops) {
+    if (node.is_loop) {
+      if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
+      return;
+    }
+    const Stmt& s = node.stmt;
+    check(s.dst, loops, false);
+    if (s.kind != StmtKind::kZero) check(s.a, loops, true);
+    if (s.kind == StmtKind::kMultiplyAdd) check(s.b, loops, true);
+    if (s.bias) check(*s.bias, loops, true);
+  });
+}
+
+void SplitLoop(LoopNest& nest, const std::string& name, const std::vector<int64_t>& factors,
+               const std::vector<std::string>& names) {
+  if (factors.empty() || factors.size() != names.size()) {
+    throw Error("split of loop " + name + ": need as many names as factors");
+  }
+  Node* node = FindNode(nest.body, name);
+  if (node == nullptr) nest.FindLoop(name);  // throws the error listing the loops
+  int64_t product = 1;
+  for (int64_t f : factors) product *= f;
+  if (product != node->loop.extent || product < 1) {
+    throw Error("split of loop " + name + ": factors multiply to " + std::to_string(product) +
+                ", the extent is " + std::to_string(node->loop.extent));
+  }
+  for (const std::string& n : names) {
+    if (n != name && nest.HasLoop(n)) throw Error("split of loop " + name + ": " + n + " exists");
+  }
+  AffineExpr replacement;
+  int64_t stride = 1;
+  for (size_t i = factors.size(); i-- > 0;) {
+    replacement = replacement + AffineExpr::Var(names[i], stride);
+    stride *= factors[i];
+  }
+  std::vector<Node> inner = std::move(node->body);
+  SubstituteTree(inner, name, replacement);
+  LoopKind kind = node->loop.kind;
+  for (size_t i = factors.size(); i-- > 0;) {
+    Node loop = Node::MakeLoop(Loop{names[i], factors[i], i == 0 ? kind : LoopKind::kSerial},
+                               std::move(inner));
+    inner.clear();
+    inner.push_back(std::move(loop));
+  }
+  *node = std::move(inner.front());
+}
+
+void ReorderLoops(LoopNest& nest, const std::vector<std::string>& order) {
+  if (order.size() < 2) return;
+  std::set<std::string> wanted(order.begin(), order.end());
+  if (wanted.size() != order.size()) throw Error("reorder: a loop is named twice");
+  // The outermost of the named loops is the first one met in pre-order.
+  Node* top = nullptr;
+  for (const std::string& loop : nest.LoopNames()) {
+    if (wanted.count(loop)) {
+      top = FindNode(nest.body, loop);
+      break;
+    }
+  }
+  if (top == nullptr) nest.FindLoop(order.front());  // throws
+  std::vector<Loop> chain;
+  Node* cursor = top;
+  while (true) {
+    chain.push_back(cursor->loop);
+    if (chain.size() == order.size()) break;
+    if (cursor->body.size() != 1 || !cursor->body.front().is_loop) {
+      throw Error("reorder: loops " + JoinNames(order) + " are not a perfect chain of loops");
+    }
+    cursor = &cursor->body.front();
+  }
+  for (const Loop& loop : chain) {
+    if (!wanted.count(loop.name)) {
+      throw Error("reorder: loop " + loop.name + " sits inside the chain " + JoinNames(order));
+    }
+  }
+  std::vector<Node> inner = std::move(cursor->body);
+  for (size_t i = order.size(); i-- > 0;) {
+    const Loop& loop = *std::find_if(chain.begin(), chain.end(),
+                                     [&](const Loop& l) { return l.name == order[i]; });
+    Node node = Node::MakeLoop(loop, std::move(inner));
+    inner.clear();
+    inner.push_back(std::move(node));
+  }
+  *top = std::move(inner.front());
+}
+
+void SetLoopKind(LoopNest& nest, const std::string& name, LoopKind kind) {
+  nest.FindLoop(name).kind = kind;
+}
+
+namespace {
+
+std::string AffineToString(const AffineExpr& e) {
+  std::ostringstream out;
+  bool first = true;
+  for (const auto& [loop, c] : e.terms) {
+    if (!first) out << " + ";
+    first = false;
+    if (c != 1) out << c << "*";
+    out << loop;
+  }
+  if (e.constant != 0 || first) out << (first ? "" : " + ") << e.constant;
+  return out.str();
+}
+
+std::string AccessToString(const LoopNest& nest, const Access& access) {
+  std::string out = nest.tensors[access.tensor].name + "[";
+  for (size_t d = 0; d < access.index.size(); ++d) {
+    out += (d ? ", " : "") + AffineToString(access.index[d]);
+  }
+  return out + "]";
+}
+
+void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::ostream& out) {
+  for (const Node& node : nodes) {
+    out << std::string(2 * depth, ' ');
+    if (node.is_loop) {
+      out << "for " << node.loop.name << " in 0.." << node.loop.extent;
+      if (node.loop.kind != LoopKind::kSerial) out << " (" << LoopKindName(node.loop.kind) << ")";
+      out << "\n";
+      Dump(nest, node.body, depth + 1, out);
+      continue;
+    }
+    const Stmt& s = node.stmt;
+    out << AccessToString(nest, s.dst);
+    switch (s.kind) {
+      case StmtKind::kZero: out << " = 0"; break;
+      case StmtKind::kMultiplyAdd:
+        out << " += " << AccessToString(nest, s.a) << " * " << AccessToString(nest, s.b);
+        break;
+      case StmtKind::kCopy:
+        out << " = " << (s.relu ? "relu(" : "") << AccessToString(nest, s.a);
+        if (s.bias) out << " + " << AccessToString(nest, *s.bias);
+        out << (s.relu ? ")" : "");
+        break;
+    }
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+std::string NestToString(const LoopNest& nest) {
+  std::ostringstream out;
+  for (const TensorDecl& t : nest.tensors) {
+    if (t.role != TensorRole::kTemp) continue;
+    out << "temp " << t.name << "[" << t.NumElements() << "]"
+        << (t.scope_loop.empty() ? "" : " in " + t.scope_loop) << "\n";
+  }
+  Dump(nest, nest.body, 0, out);
+  return out.str();
+}
+
+}  // namespace glimpse

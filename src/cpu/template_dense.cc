@@ -1,0 +1,136 @@
+// The dense template: C[M,N] = A[M,K] · B[N,K]ᵀ (+ bias[N]) (then ReLU).
+//
+// Schedule (an x86 register/cache tiling in the spirit of AutoTVM's dense_pack):
+//   [pack_b: Bp[N/n2][K][n2] = B, parallel over the first loop]
+//   for m0, n0                        outer tiles; `parallel` picks m0, n0 or both (collapsed)
+//     acc[m1·m2][n1·n2]               per-tile accumulator on the stack, private to a thread
+//     acc = 0
+//     for <order of k0 m1 n1 k1 m2 n2, innermost = n2 or k1 by `inner_axis`>
+//       acc[m][n] += A[m][k] · B[n][k]     (B from Bp when packed: n2 contiguous)
+//     C = acc (+ bias) (ReLU)        the epilogue, vectorised along n with `vectorize`
+// The innermost loop is vectorised with `vectorize` (a simd reduction when it is k1) and the one
+// around it unrolled with `unroll`.
+#include <algorithm>
+#include <string>
+
+#include "cpu/template_util.h"
+#include "glimpse/error.h"
+
+namespace glimpse::cpu {
+
+namespace {
+constexpr int64_t kMaxAccumulator = 4096;  // floats: 16 KiB of stack per thread
+}  // namespace
+
+ConfigSpace MakeDenseSpace(const DenseShape& shape) {
+  ConfigSpace space;
+  space.AddKnob(Knob::Split("tile_m", shape.m, 3));
+  space.AddKnob(Knob::Split("tile_n", shape.n, 3));
+  space.AddKnob(Knob::Split("tile_k", shape.k, 2));
+  space.AddKnob(Knob::Categorical("inner_axis", {std::string("n"), std::string("k")}));
+  space.AddKnob(Knob::Permutation("order", 5));
+  space.AddKnob(Knob::Categorical("parallel", {std::string("m"), std::string("n"),
+                                               std::string("mn"), std::string("none")}));
+  space.AddKnob(Knob::Ordered("vectorize", {int64_t{0}, int64_t{1}}));
+  space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{1}}));
+  space.AddKnob(Knob::Ordered("pack_b", {int64_t{0}, int64_t{1}}));
+  space.AddRestriction("tile_m_1 * tile_m_2 * tile_n_1 * tile_n_2 <= " +
+                       std::to_string(kMaxAccumulator));
+  return space;
+}
+
+LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
+  std::vector<int64_t> tm = config.List("tile_m"), tn = config.List("tile_n"),
+                       tk = config.List("tile_k");
+  const int64_t m_tile = tm[1] * tm[2], n_tile = tn[1] * tn[2];
+  if (m_tile * n_tile > kMaxAccumulator) {
+    throw Error("dense: accumulator tile of " + std::to_string(m_tile * n_tile) + " floats");
+  }
+  const bool pack = config.Int("pack_b") != 0;
+  const bool vectorize = config.Int("vectorize") != 0;
+  using E = AffineExpr;
+
+  LoopNest nest;
+  nest.name = "dense";
+  int a = nest.AddTensor({"A", {shape.m, shape.k}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  int b = nest.AddTensor({"B", {shape.n, shape.k}, "NK", DType::kFloat32, TensorRole::kInput, 1});
+  int bias = -1;
+  if (shape.bias) {
+    bias = nest.AddTensor({"bias", {shape.n}, "N", DType::kFloat32, TensorRole::kInput, 2});
+  }
+  int c = nest.AddTensor({"C", {shape.m, shape.n}, "MN", DType::kFloat32, TensorRole::kOutput});
+  int acc = nest.AddTensor(
+      {"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
+
+  if (pack) {
+    int bp = nest.AddTensor({"Bp", {shape.n / tn[2], shape.k, tn[2]}, "N/n2,K,n2",
+                             DType::kFloat32, TensorRole::kTemp});
+    Stmt copy{StmtKind::kCopy,
+              {bp, {E::Var("pj"), E::Var("pk"), E::Var("pv")}},
+              {b, {E::Var("pj", tn[2]) + E::Var("pv"), E::Var("pk")}}};
+    nest.body.push_back(Node::MakeLoop(
+        {"pj", shape.n / tn[2], LoopKind::kParallel},
+        {Node::MakeLoop({"pk", shape.k},
+                        {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})}));
+  }
+
+  // Row and column of the output element an accumulator position stands for.
+  auto row = [&](const E& inner) { return E::Var("m0", m_tile) + inner; };
+  auto col = [&](const E& inner) { return E::Var("n0", n_tile) + inner; };
+
+  Stmt zero{StmtKind::kZero, {acc, {E::Var("zm"), E::Var("zn")}}};
+  Node zero_nest = Node::MakeLoop(
+      {"zm", m_tile}, {Node::MakeLoop({"zn", n_tile}, {Node::MakeStmt(zero)})});
+
+  Stmt mac{StmtKind::kMultiplyAdd};
+  mac.dst = {acc, {E::Var("mi"), E::Var("n1", tn[2]) + E::Var("n2")}};
+  mac.a = {a, {row(E::Var("mi")), E::Var("k")}};
+  if (pack) {
+    mac.b = {nest.TensorIndex("Bp"), {E::Var("n0", tn[1]) + E::Var("n1"), E::Var("k"),
+                                      E::Var("n2")}};
+  } else {
+    mac.b = {b, {col(E::Var("n1", tn[2]) + E::Var("n2")), E::Var("k")}};
+  }
+  Node compute = Node::MakeLoop(
+      {"k", shape.k},
+      {Node::MakeLoop({"mi", m_tile},
+                      {Node::MakeLoop({"n1", tn[1]},
+                                      {Node::MakeLoop({"n2", tn[2]}, {Node::MakeStmt(mac)})})})});
+
+  Stmt store{StmtKind::kCopy, {c, {row(E::Var("wm")), col(E::Var("wn"))}},
+             {acc, {E::Var("wm"), E::Var("wn")}}};
+  if (bias >= 0) store.bias = Access{bias, {col(E::Var("wn"))}};
+  store.relu = shape.relu;
+  Node store_nest = Node::MakeLoop(
+      {"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
+
+  nest.body.push_back(Node::MakeLoop(
+      {"m0", tm[0]},
+      {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})}));
+
+  SplitLoop(nest, "k", tk, {"k0", "k1"});
+  SplitLoop(nest, "mi", {tm[1], tm[2]}, {"m1", "m2"});
+
+  const std::string inner = config.Text("inner_axis") == "k" ? "k1" : "n2";
+  std::vector<std::string> others;
+  for (const char* name : {"k0", "m1", "n1", "k1", "m2", "n2"}) {
+    if (name != inner) others.emplace_back(name);
+  }
+  std::vector<std::string> order;
+  for (int64_t position : config.List("order")) order.push_back(others.at(position));
+  order.push_back(inner);
+  ReorderLoops(nest, order);
+
+  if (vectorize) {
+    SetLoopKind(nest, inner, LoopKind::kVectorized);
+    SetLoopKind(nest, "zn", LoopKind::kVectorized);
+    SetLoopKind(nest, "wn", LoopKind::kVectorized);
+  }
+  if (config.Int("unroll") != 0) SetLoopKind(nest, order[order.size() - 2], LoopKind::kUnrolled);
+  const std::string parallel = config.Text("parallel");
+  if (parallel == "m" || parallel == "mn") SetLoopKind(nest, "m0", LoopKind::kParallel);
+  if (parallel == "n" || parallel == "mn") SetLoopKind(nest, "n0", LoopKind::kParallel);
+  return nest;
+}
+
+}  // namespace glimpse::cpu

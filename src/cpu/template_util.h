@@ -1,0 +1,40 @@
+// Shared pieces of the CPU operator templates: reading a configuration by knob name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glimpse/cpu.h"
+#include "glimpse/space.h"
+
+namespace glimpse::cpu {
+
+class ConfigView {
+ public:
+  // Throws Error when `config` does not belong to `space` (out of range).
+  ConfigView(const ConfigSpace& space, const Config& config);
+  // The factors of a split, the order of a permutation.
+  std::vector<int64_t> List(const std::string& knob) const;
+  int64_t Int(const std::string& knob) const;
+  std::string Text(const std::string& knob) const;
+  bool Has(const std::string& knob) const;
+
+ private:
+  const KnobValue& Value(const std::string& knob) const;
+  const ConfigSpace& space_;
+  const Config& config_;
+};
+
+inline int64_t Product(const std::vector<int64_t>& factors) {
+  int64_t p = 1;
+  for (int64_t f : factors) p *= f;
+  return p;
+}
+
+ConfigSpace MakeDenseSpace(const DenseShape& shape);
+LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
+ConfigSpace MakeConv2dSpace(const Conv2dShape& shape);
+LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config);
+
+}  // namespace glimpse::cpu

@@ -1,0 +1,70 @@
+// Dispatch from an operator to its template, and the configuration reader templates share.
+#include <variant>
+
+#include "cpu/template_util.h"
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+namespace cpu {
+
+ConfigView::ConfigView(const ConfigSpace& space, const Config& config)
+    : space_(space), config_(config) {
+  if (!space.InRange(config)) throw Error("configuration does not belong to the template's space");
+}
+
+bool ConfigView::Has(const std::string& knob) const {
+  for (const Knob& k : space_.knobs()) {
+    if (k.name() == knob) return true;
+  }
+  return false;
+}
+
+const KnobValue& ConfigView::Value(const std::string& knob) const {
+  size_t i = space_.KnobIndex(knob);
+  return space_.knobs()[i].ValueAt(config_.indices[i]);
+}
+
+std::vector<int64_t> ConfigView::List(const std::string& knob) const {
+  const auto* list = std::get_if<std::vector<int64_t>>(&Value(knob));
+  if (list == nullptr) throw Error("knob '" + knob + "' is not a split or permutation");
+  return *list;
+}
+
+int64_t ConfigView::Int(const std::string& knob) const {
+  const auto* value = std::get_if<int64_t>(&Value(knob));
+  if (value == nullptr) throw Error("knob '" + knob + "' is not an integer knob");
+  return *value;
+}
+
+std::string ConfigView::Text(const std::string& knob) const {
+  const auto* value = std::get_if<std::string>(&Value(knob));
+  if (value == nullptr) throw Error("knob '" + knob + "' is not a categorical text knob");
+  return *value;
+}
+
+}  // namespace cpu
+
+ConfigSpace MakeCpuSpace(const CpuOp& op) {
+  if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
+  return cpu::MakeConv2dSpace(std::get<Conv2dShape>(op));
+}
+
+LoopNest MakeCpuNest(const CpuOp& op, const ConfigSpace& space, const Config& config) {
+  cpu::ConfigView view(space, config);
+  if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseNest(*d, view);
+  return cpu::MakeConv2dNest(std::get<Conv2dShape>(op), view);
+}
+
+Task MakeCpuTask(const CpuOp& op) {
+  Task task;
+  Json json = CpuOpToJson(op);
+  task.name = CpuOpToString(op);
+  task.device = CpuDeviceName();
+  task.space = MakeCpuSpace(op);
+  json["target"] = "cpu";
+  task.description = json;
+  return task;
+}
+
+}  // namespace glimpse

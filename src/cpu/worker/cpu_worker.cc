@@ -1,0 +1,164 @@
+// glimpse_cpu_worker — the process in which CpuRunner runs candidate kernels, so that a crash or
+// a hang takes down this process and never the tuner.
+//
+// Protocol (one JSON object per line): the worker prints {"ready": true} once started; then for
+// each request line
+//   {"artifact": "/path/unit.so:symbol", "op": {CpuOpToJson…}, "warmup": 1, "min_repeats": 3,
+//    "min_time_s": 0.05, "max_repeats": 200, "flush_bytes": 67108864, "rtol": 0.001,
+//    "seed": 1}
+// it answers {"status": "ok" | "wrong-answer" | "runtime-device", "samples": [s, …],
+// "error": "…"}. Inputs and the reference output are cached for the last operator.
+// Arguments: --cpus 0,1,… pins the process (and so its OpenMP threads) to those CPUs.
+#include <dlfcn.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpu/reference.h"
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+
+namespace glimpse::cpu {
+namespace {
+
+using KernelFn = void (*)(const float* const*, float*);
+
+struct Data {
+  std::string key;
+  std::vector<std::vector<float>> inputs;
+  std::vector<const float*> pointers;
+  ReferenceResult reference;
+  int64_t output_count = 0;
+};
+
+void Prepare(Data& data, const CpuOp& op, uint64_t seed) {
+  std::string key = CpuOpToString(op) + "#" + std::to_string(seed);
+  if (data.key == key) return;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  data.inputs.clear();
+  data.pointers.clear();
+  for (const auto& shape : CpuOpInputShapes(op)) {
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    std::vector<float> values(count);
+    for (float& v : values) v = uniform(rng);
+    data.inputs.push_back(std::move(values));
+  }
+  for (const auto& input : data.inputs) data.pointers.push_back(input.data());
+  data.reference = ComputeReference(op, data.inputs);
+  data.output_count = static_cast<int64_t>(data.reference.output.size());
+  data.key = key;
+}
+
+// Writes (and reads back one byte of) a buffer larger than the last-level cache.
+void Flush(std::vector<char>& buffer, int round) {
+  if (buffer.empty()) return;
+  std::memset(buffer.data(), round & 0xff, buffer.size());
+  volatile char sink = buffer[static_cast<size_t>(round) % buffer.size()];
+  (void)sink;
+}
+
+Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
+  CpuOp op = CpuOpFromJson(request.at("op"));
+  Prepare(data, op, request.value("seed", uint64_t{1}));
+  size_t flush_bytes = request.value("flush_bytes", int64_t{0}) > 0
+                           ? static_cast<size_t>(request["flush_bytes"].get<int64_t>())
+                           : 0;
+  if (flush.size() != flush_bytes) flush.assign(flush_bytes, 0);
+
+  const std::string artifact = request.at("artifact").get<std::string>();
+  size_t colon = artifact.rfind(':');
+  if (colon == std::string::npos) {
+    return {{"status", "runtime-device"}, {"error", "artifact without ':symbol': " + artifact}};
+  }
+  void* library = dlopen(artifact.substr(0, colon).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    return {{"status", "runtime-device"}, {"error", std::string("dlopen: ") + dlerror()}};
+  }
+  auto kernel = reinterpret_cast<KernelFn>(dlsym(library, artifact.substr(colon + 1).c_str()));
+  if (kernel == nullptr) {
+    std::string error = std::string("dlsym: ") + dlerror();
+    dlclose(library);
+    return {{"status", "runtime-device"}, {"error", error}};
+  }
+
+  // NaN everywhere first, so that an element the kernel never writes cannot pass the check.
+  std::vector<float> output(data.output_count, std::numeric_limits<float>::quiet_NaN());
+  kernel(data.pointers.data(), output.data());
+  int64_t bad = FirstMismatch(data.reference, output.data(), data.output_count,
+                              CpuOpReductionLength(op), request.value("rtol", 1e-3));
+  if (bad >= 0) {
+    dlclose(library);
+    std::ostringstream error;
+    error << "output element " << bad << " is " << output[bad] << ", expected "
+          << data.reference.output[bad];
+    return {{"status", "wrong-answer"}, {"error", error.str()}};
+  }
+
+  for (int i = 0; i < request.value("warmup", 1); ++i) kernel(data.pointers.data(), output.data());
+  const int min_repeats = request.value("min_repeats", 3);
+  const int max_repeats = std::max(min_repeats, request.value("max_repeats", 200));
+  const double min_time_s = request.value("min_time_s", 0.05);
+  std::vector<double> samples;
+  double total = 0;
+  while (static_cast<int>(samples.size()) < max_repeats &&
+         (static_cast<int>(samples.size()) < min_repeats || total < min_time_s)) {
+    Flush(flush, static_cast<int>(samples.size()));
+    auto start = std::chrono::steady_clock::now();
+    kernel(data.pointers.data(), output.data());
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    samples.push_back(seconds);
+    total += seconds;
+  }
+  dlclose(library);
+  return {{"status", "ok"}, {"samples", samples}};
+}
+
+void Pin(const std::string& list) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) CPU_SET(std::stoi(item), &set);
+  }
+  if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof(set), &set);
+}
+
+}  // namespace
+}  // namespace glimpse::cpu
+
+int main(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--cpus") glimpse::cpu::Pin(argv[i + 1]);
+  }
+  // Kernels use OpenMP; keeping its runtime loaded for good means that unloading a kernel never
+  // unloads the code its idle thread pool is running.
+  dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+  std::cout << glimpse::Json{{"ready", true}}.dump() << std::endl;
+  glimpse::cpu::Data data;
+  std::vector<char> flush;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    glimpse::Json response;
+    try {
+      response = glimpse::cpu::Handle(glimpse::Json::parse(line), data, flush);
+    } catch (const std::exception& error) {
+      response = {{"status", "unknown"}, {"error", std::string("worker: ") + error.what()}};
+    }
+    std::cout << response.dump() << std::endl;
+  }
+  return 0;
+}

@@ -1,0 +1,118 @@
+// Operator workloads (parser, JSON) and the templates' spaces and nests, without compiling.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <cmath>
+#include <string>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/random.h"
+
+namespace glimpse {
+namespace {
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    ParseCpuOp(text);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(CpuOp, ParsesDenseAndConv2d) {
+  auto dense = std::get<DenseShape>(ParseCpuOp("dense:M=1,N=1000,K=512,bias=1,relu=0"));
+  EXPECT_EQ(dense.m, 1);
+  EXPECT_EQ(dense.n, 1000);
+  EXPECT_EQ(dense.k, 512);
+  EXPECT_TRUE(dense.bias);
+  EXPECT_FALSE(dense.relu);
+  auto conv = std::get<Conv2dShape>(
+      ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  EXPECT_EQ(conv.OutH(), 56);
+  EXPECT_EQ(conv.OutW(), 56);
+  EXPECT_EQ(conv.dilation, 1);
+  auto strided = std::get<Conv2dShape>(
+      ParseCpuOp("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"));
+  EXPECT_EQ(strided.OutH(), 112);
+  EXPECT_DOUBLE_EQ(CpuOpFlops(dense), 2.0 * 1000 * 512);
+}
+
+TEST(CpuOp, RoundTripsThroughTextAndJson) {
+  for (const char* text : {"dense:M=4,N=8,K=16,bias=1,relu=1",
+                           "conv2d:N=1,C=8,H=9,W=9,K=4,R=3,S=3,stride=2,pad=1,dilation=1,bias=0,"
+                           "relu=1"}) {
+    CpuOp op = ParseCpuOp(text);
+    EXPECT_EQ(CpuOpToString(op), text);
+    EXPECT_EQ(CpuOpToString(CpuOpFromJson(CpuOpToJson(op))), text);
+  }
+}
+
+TEST(CpuOp, ErrorsNameTheFieldAndTheAcceptedOnes) {
+  EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,X=4").find("unknown field 'X'; accepted: M, N, K, bias"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,N=2").find("missing field 'K'"), std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,N=two,K=3").find("field 'N' has value 'two'"), std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=0,N=2,K=3").find("field 'M' is 0"), std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,relu=2").find("0 or 1"), std::string::npos);
+  EXPECT_NE(ErrorOf("matmul:M=1").find("unknown operator 'matmul'; known: conv2d, dense"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("dense").find("no ':'"), std::string::npos);
+  EXPECT_NE(ErrorOf("conv2d:N=1,C=1,H=2,W=2,K=1,R=5,S=5").find("'R'/'S'"), std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,M=2,N=1,K=1").find("given twice"), std::string::npos);
+}
+
+TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {
+  for (const char* text : {"dense:M=1,N=1000,K=512", "dense:M=128,N=512,K=512",
+                           "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"}) {
+    double size = MakeCpuSpace(ParseCpuOp(text)).RawSizeLog10();
+    EXPECT_GE(size, 4.0) << text;
+    EXPECT_LE(size, 9.0) << text;
+  }
+}
+
+TEST(CpuTemplates, EverySampledConfigurationGivesAValidNest) {
+  Rng rng(5);
+  for (const char* text : {"dense:M=6,N=12,K=10,bias=1,relu=1",
+                           "conv2d:N=2,C=4,H=7,W=9,K=6,R=3,S=3,stride=2,pad=1,bias=1",
+                           "conv2d:N=1,C=3,H=8,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2"}) {
+    Task task = MakeCpuTask(ParseCpuOp(text));
+    EXPECT_EQ(task.description["target"], "cpu");
+    for (int i = 0; i < 200; ++i) {
+      auto config = task.space.SampleValid(rng);
+      ASSERT_TRUE(config.has_value());
+      LoopNest nest = MakeCpuNest(ParseCpuOp(text), task.space, *config);
+      EXPECT_NO_THROW(nest.Validate()) << text << " " << task.space.ConfigToString(*config);
+      EXPECT_FALSE(GenerateCpuKernel(task, *config, "k").empty());
+    }
+  }
+}
+
+TEST(CpuTemplates, KnobsShapeTheNest) {
+  CpuOp op = ParseCpuOp("dense:M=8,N=16,K=32");
+  Task task = MakeCpuTask(op);
+  Config config = task.space.ConfigFromJson({{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}},
+                                             {"tile_k", {4, 8}}, {"inner_axis", "k"},
+                                             {"order", {0, 1, 2, 3, 4}}, {"parallel", "mn"},
+                                             {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}});
+  LoopNest nest = MakeCpuNest(op, task.space, config);
+  // inner_axis k: k1 innermost, the others in the listed order (k0 m1 n1 m2 n2).
+  std::vector<std::string> names = nest.LoopNames();
+  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n); };
+  EXPECT_LT(at("k0"), at("m1"));
+  EXPECT_LT(at("m1"), at("n1"));
+  EXPECT_LT(at("n2"), at("k1"));
+  EXPECT_EQ(nest.FindLoop("k1").kind, LoopKind::kVectorized);
+  EXPECT_EQ(nest.FindLoop("n2").kind, LoopKind::kUnrolled);
+  EXPECT_EQ(nest.FindLoop("m0").kind, LoopKind::kParallel);
+  EXPECT_EQ(nest.FindLoop("n0").kind, LoopKind::kParallel);
+  EXPECT_TRUE(nest.HasLoop("pj"));  // the packing stage
+  std::string code = EmitCpp(nest, "k");
+  EXPECT_NE(code.find("collapse(2)"), std::string::npos);
+  EXPECT_NE(code.find("reduction(+ : sum_)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace glimpse
