@@ -100,10 +100,10 @@ int main(int argc, char** argv) {
   const std::string root =
       argc > 1 ? argv[1] : std::string(GLIMPSE_SOURCE_DIR) + "/../shared/datasets/benchmark_hub";
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
-  const std::vector<SpaceSpec> specs = {{"convolution/RTX_3090.json.gz", "t1/convolution.json"},
-                                        {"convolution_milo/A6000.json.gz",
-                                         "t1/convolution_milo.json"},
-                                        {"pnpoly/RTX_3090.json.gz", "t1/pnpoly.json"}};
+  const std::vector<SpaceSpec> specs = {
+      {"convolution/RTX_3090.json.gz", "t1/convolution.json"},
+      {"convolution_milo/A6000.json.gz", "t1/convolution_milo.json"},
+      {"pnpoly/RTX_3090.json.gz", "t1/pnpoly.json"}};
   fmt::print("Cost-model quality against the share of valid training configurations\n");
   fmt::print("machine: {}\n", MachineDescription());
   fmt::print("repeats: {}, top N = {}, model: xgb rank loss, knob features, 1 thread\n", repeats,
@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     std::vector<Sample> samples;
     for (const auto& [index, entry] : recorded.entries) {
       const bool valid = entry.status == MeasureStatus::kOk && entry.time_s > 0.0;
-      samples.push_back({recorded.space.FromDenseIndex(index), valid,
-                         valid ? 1.0 / entry.time_s : 0.0});
+      samples.push_back(
+          {recorded.space.FromDenseIndex(index), valid, valid ? 1.0 / entry.time_s : 0.0});
     }
     // A fixed order (the map's is unspecified), so that the splits are reproducible.
     std::sort(samples.begin(), samples.end(),
@@ -173,10 +173,9 @@ int main(int argc, char** argv) {
           const std::vector<double> predicted = model->Predict(test_configs);
           const PairwiseAccuracy accuracy =
               ComputePairwiseAccuracy(predicted, test_measured, test_valid);
-          const double values[kNumMetrics] = {
-              NdcgAtN(predicted, test_measured, test_valid, kTopN),
-              PrecisionAtN(predicted, test_valid, kTopN), accuracy.valid_invalid,
-              accuracy.valid_valid};
+          const double values[kNumMetrics] = {NdcgAtN(predicted, test_measured, test_valid, kTopN),
+                                              PrecisionAtN(predicted, test_valid, kTopN),
+                                              accuracy.valid_invalid, accuracy.valid_valid};
           for (int m = 0; m < kNumMetrics; ++m) {
             grid.Add(size, static_cast<int>(r), m, values[m]);
           }

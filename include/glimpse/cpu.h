@@ -22,6 +22,7 @@
 #include "glimpse/measure.h"
 #include "glimpse/space.h"
 #include "glimpse/task.h"
+#include "glimpse/validity.h"
 
 namespace glimpse {
 
@@ -157,6 +158,26 @@ class CpuRunner : public Runner {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace glimpse
+
+namespace glimpse {
+
+// ---- Validity
+
+// The cheap validity check of Rieber et al. for the CPU templates: a configuration is valid when
+// its kernel is generated and compiles (no run); its cost is the compile time. A configuration
+// that breaks a restriction is invalid (instantiation) at no cost; one out of the space's ranges
+// is an Error. `task` (from MakeCpuTask) outlives the checker.
+class CompileValidityChecker : public ValidityChecker {
+ public:
+  explicit CompileValidityChecker(const Task& task, CpuBuilderOptions options = {});
+  std::vector<ValidityResult> Check(const std::vector<Config>& configs) override;
+
+ private:
+  const Task& task_;
+  CpuBuilder builder_;
 };
 
 }  // namespace glimpse

@@ -44,6 +44,10 @@ struct StudyStrategy {
   // "" (none) or "leave-one-device-out": the tuner (xgb or xgb-reg) gets as transfer-learning
   // history every recorded entry of the other devices of the run's group.
   std::string transfer;
+  // The tuner (xgb or xgb-reg) initialises with Rieber et al.'s presampling; the runner gives it
+  // a ReplayValidityChecker on the run's space and charges the checks as the run's presampling_s.
+  // Set by the strategy's "validity_init": true, or by the same key in its options.
+  bool validity_init = false;
 };
 
 struct StudyConfig {
@@ -92,7 +96,10 @@ struct RunRecord {
   int64_t measurements = 0;
   int64_t failed = 0;
   std::string stop_reason;  // "measurement budget", "time budget", "space exhausted", …
-  double simulated_s = 0.0;
+  double simulated_s = 0.0;  // measurements' cost plus presampling_s
+  // Validity checks before the first measurement (validity_init), in simulated seconds; 0 for
+  // other strategies. Included in simulated_s and in every best_curve point's simulated_s.
+  double presampling_s = 0.0;
   double tuner_cpu_s = 0.0;  // NaN when the tool does not report it (null in the file)
   double wall_s = 0.0;       // real seconds of the run (timing; not compared between runs)
   // The run's measurement budget; 0 when only a time budget applied. Files that lack it per run

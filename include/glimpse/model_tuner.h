@@ -16,6 +16,13 @@
 //   - Transfer learning (AutoTVM load_history): with at least min_seed_records history records, a
 //     base model is fitted on them (400 rounds, early stop 100, a-recall@2·plan_size), the first
 //     plan is made from it, and later models add its discounted prediction as base margin.
+//   - Validity-driven initialisation (validity_init, Rieber et al., see below and
+//     src/model/rieber_init.h): at Init, presampling classifies min(n_samples, |S|)
+//     configurations with options.validity_checker (checks, not measurements); the first
+//     proposals are E0 (up to e0_valid valid and the rest invalid, e0_size in all, each part
+//     spread out in Manhattan distance), measured like any other proposal; the first model is
+//     fitted once E0 is observed, then every plan_size observations; the planner's scores are
+//     biased by what is known: known invalid (checked or measured) → −10^6, known valid → +1.
 // Observed configurations (including ones this tuner never proposed) are never proposed again.
 #pragma once
 
@@ -30,6 +37,7 @@
 #include "glimpse/measure.h"
 #include "glimpse/space.h"
 #include "glimpse/tuner.h"
+#include "glimpse/validity.h"
 
 namespace glimpse {
 
@@ -56,10 +64,20 @@ struct XgbTunerOptions {
   std::vector<std::pair<Config, MeasureResult>> history;
   int min_seed_records = 500;  // fewer history records than this: no transfer (as AutoTVM)
 
+  // Validity-driven initialisation (Rieber et al.). Init throws Error when validity_init is set
+  // and validity_checker is null: the checker belongs to the task's device (for replay, a
+  // ReplayValidityChecker on the replayed space), so whoever makes the runner makes it too.
+  bool validity_init = false;
+  int n_parallel = 16;   // configurations checked per presampling round
+  int n_samples = 1000;  // configurations presampling classifies, min(n_samples, |S|)
+  int e0_size = 50;      // the first measured batch E0
+  int e0_valid = 25;     // valid members of E0 at most (the rest invalid where there are enough)
+  std::shared_ptr<ValidityChecker> validity_checker;
+
   // Keys: plan_size, loss_type, feature_type, num_threads, optimizer, diversity_filter_ratio,
-  // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records. Unknown keys and
-  // bad values are an Error naming the tuner, the key and what is accepted. `tuner_name` is used
-  // in those messages.
+  // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records, validity_init,
+  // n_parallel, n_samples, e0_size, e0_valid. Unknown keys and bad values are an Error naming
+  // the tuner, the key and what is accepted. `tuner_name` is used in those messages.
   static XgbTunerOptions FromJson(const Json& options, const std::string& tuner_name = "xgb");
   void Validate(const std::string& tuner_name = "xgb") const;
 };

@@ -192,6 +192,7 @@ Json RunToJson(const RunRecord& run) {
       {"stop_reason", run.stop_reason},
       {"max_measurements", run.max_measurements > 0 ? Json(run.max_measurements) : Json(nullptr)},
       {"simulated_s", run.simulated_s},
+      {"presampling_s", run.presampling_s},
       {"tuner_cpu_s", std::isnan(run.tuner_cpu_s) ? Json(nullptr) : Json(run.tuner_cpu_s)},
       {"wall_s", run.wall_s},
       {"best_curve", curve},
@@ -210,6 +211,7 @@ RunRecord RunFromJson(const Json& json, const std::string& where, int64_t defaul
   if (run.failed > run.measurements) throw Error(where + ".failed: more than measurements");
   run.stop_reason = fields.String("stop_reason");
   run.simulated_s = fields.Number("simulated_s");
+  run.presampling_s = fields.OptionalNumber("presampling_s");
   run.tuner_cpu_s = fields.Has("tuner_cpu_s") && !json["tuner_cpu_s"].is_null()
                         ? fields.Number("tuner_cpu_s")
                         : std::numeric_limits<double>::quiet_NaN();

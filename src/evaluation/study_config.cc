@@ -98,7 +98,7 @@ StudyGroup ParseGroup(const Parser& parser, const Json& json, const std::string&
 }
 
 StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::string& field) {
-  parser.CheckKeys(json, field, {"name", "tuner", "options", "transfer"});
+  parser.CheckKeys(json, field, {"name", "tuner", "options", "transfer", "validity_init"});
   StudyStrategy strategy;
   if (!json.contains("name")) parser.Fail(field + ".name", "missing");
   strategy.name = parser.String(json["name"], field + ".name");
@@ -107,6 +107,20 @@ StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::s
   if (json.contains("options")) {
     if (!json["options"].is_object()) parser.Fail(field + ".options", "expected an object");
     strategy.options = json["options"];
+  }
+  if (json.contains("validity_init")) {
+    if (!json["validity_init"].is_boolean()) {
+      parser.Fail(field + ".validity_init", "expected true or false");
+    }
+    strategy.validity_init = json["validity_init"].get<bool>();
+  }
+  if (strategy.options.contains("validity_init") && strategy.options["validity_init"] == true) {
+    strategy.validity_init = true;
+  }
+  if (strategy.validity_init && strategy.tuner != "xgb" && strategy.tuner != "xgb-reg") {
+    parser.Fail(
+        field + ".validity_init",
+        "validity-driven initialisation needs tuner xgb or xgb-reg (got '" + strategy.tuner + "')");
   }
   if (json.contains("transfer")) {
     strategy.transfer = parser.String(json["transfer"], field + ".transfer");

@@ -23,6 +23,7 @@
 #include "glimpse/evaluation.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuning_loop.h"
+#include "glimpse/validity.h"
 #include "loop/progress.h"
 
 namespace glimpse {
@@ -103,7 +104,7 @@ void CheckStrategies(const StudyConfig& study) {
   for (size_t i = 0; i < study.strategies.size(); ++i) {
     const StudyStrategy& strategy = study.strategies[i];
     try {
-      if (strategy.transfer.empty()) {
+      if (strategy.transfer.empty() && !strategy.validity_init) {
         MakeTuner(strategy.tuner, strategy.options);
       } else {
         XgbTunerOptions::FromJson(strategy.options, strategy.name).Validate(strategy.name);
@@ -164,7 +165,7 @@ std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads, bool 
 // Everything that shapes a run's outcome, for the journal.
 Json RunSettingsKey(const StudyConfig& study, const StudyStrategy& strategy,
                     const StudyGroup& group, bool noise) {
-  return {
+  Json key = {
       {"max_measurements", study.max_measurements},
       {"max_seconds", study.max_seconds},
       {"batch_size", study.batch_size},
@@ -173,17 +174,26 @@ Json RunSettingsKey(const StudyConfig& study, const StudyStrategy& strategy,
       {"strategy",
        {{"tuner", strategy.tuner}, {"options", strategy.options}, {"transfer", strategy.transfer}}},
       {"group", {{"files", group.files}, {"t1", group.t1}, {"restrictions", group.restrictions}}}};
+  // Only when set, so that journals written before the key existed still resume.
+  if (strategy.validity_init) key["strategy"]["validity_init"] = true;
+  return key;
 }
 
 RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const StudyStrategy& strategy,
                  uint64_t seed, bool noise) {
   std::unique_ptr<Tuner> inner;
-  if (strategy.transfer.empty()) {
+  std::shared_ptr<ReplayValidityChecker> checker;  // validity_init: its checks are presampling
+  if (strategy.transfer.empty() && !strategy.validity_init) {
     inner = MakeTuner(strategy.tuner, strategy.options);
   } else {
     XgbTunerOptions options = XgbTunerOptions::FromJson(strategy.options, strategy.name);
     if (strategy.tuner == "xgb-reg") options.loss_type = "reg";
-    options.history = *space.history;
+    if (!strategy.transfer.empty()) options.history = *space.history;
+    if (strategy.validity_init) {
+      checker = std::make_shared<ReplayValidityChecker>(space.recorded);
+      options.validity_init = true;
+      options.validity_checker = checker;
+    }
     inner = MakeXgbTuner(options);
   }
   evaluation::TimedTuner tuner(std::move(inner));
@@ -209,7 +219,10 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   run.measurements = summary.measurements;
   run.failed = summary.failed;
   run.stop_reason = summary.stop_reason;
-  run.simulated_s = Round6(summary.tuning_time_s);
+  // Checks are not measurements: they happen before the first one and only shift the clock.
+  const double presampling_s = checker ? checker->charged_s() : 0.0;
+  run.presampling_s = Round6(presampling_s);
+  run.simulated_s = Round6(presampling_s + summary.tuning_time_s);
   run.tuner_cpu_s = tuner.cpu_s();
   run.wall_s = summary.elapsed_s;
   run.max_measurements = study.max_measurements;
@@ -217,7 +230,8 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   for (const TrajectoryPoint& point : summary.trajectory) {
     if (point.best_time_s < best) {
       best = point.best_time_s;
-      run.best_curve.push_back({point.measurement, Round6(point.tuning_time_s), best});
+      run.best_curve.push_back(
+          {point.measurement, Round6(presampling_s + point.tuning_time_s), best});
     }
   }
   const std::vector<double>& times = tuner.observed_times();

@@ -4,7 +4,8 @@
 // `num` best (score, config) seen outside `exclusive` · per iteration every walker proposes one
 // Mutate step, the model scores the batch, each step is accepted with probability
 // exp(min((new − old) / (t + 1e−5), 1)), and new scores that beat the heap's minimum replace it ·
-// stop after n_iter iterations or early_stop iterations without a heap change.
+// stop after n_iter iterations or early_stop iterations without a heap change. Scores pass through
+// the optional score bias (Score) before any use.
 #include "model/sa_optimizer.h"
 
 #include <algorithm>
@@ -46,6 +47,13 @@ Config SaOptimizer::Mutate(const Config& from) {
   return neighbours[UniformIndex(rng_, neighbours.size())];
 }
 
+std::vector<double> SaOptimizer::Score(const CostModel& model,
+                                       const std::vector<Config>& configs) const {
+  std::vector<double> scores = model.Predict(configs);
+  if (score_bias_) score_bias_(configs, scores);
+  return scores;
+}
+
 std::vector<Config> SaOptimizer::FindMaximums(const CostModel& model, size_t num,
                                               const ConfigSet& exclusive) {
   last_iterations_ = 0;
@@ -62,7 +70,7 @@ std::vector<Config> SaOptimizer::FindMaximums(const CostModel& model, size_t num
     }
     if (points_.empty()) return {};
   }
-  std::vector<double> scores = model.Predict(points_);
+  std::vector<double> scores = Score(model, points_);
 
   std::vector<HeapItem> heap(num, HeapItem{-std::numeric_limits<double>::infinity(), {}, true});
   ConfigSet in_heap;
@@ -86,7 +94,7 @@ std::vector<Config> SaOptimizer::FindMaximums(const CostModel& model, size_t num
   std::vector<Config> next(points_.size());
   while (k < options_.n_iter && k < k_last_modify + options_.early_stop) {
     for (size_t i = 0; i < points_.size(); ++i) next[i] = Mutate(points_[i]);
-    std::vector<double> next_scores = model.Predict(next);
+    std::vector<double> next_scores = Score(model, next);
     for (size_t i = 0; i < points_.size(); ++i) {
       const double exponent = std::min((next_scores[i] - scores[i]) / (temperature + 1e-5), 1.0);
       if (UniformUnit(rng_) < std::exp(exponent)) {

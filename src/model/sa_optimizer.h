@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "glimpse/cost_model.h"
@@ -25,6 +27,11 @@ struct SaOptions {
   int max_mutation_attempts = 64;
 };
 
+// Adjusts model scores in place before the annealing sees them; scores[i] belongs to configs[i].
+// Rieber et al.'s validity bias (model/rieber_init.h) is one.
+using ScoreBias =
+    std::function<void(const std::vector<Config>& configs, std::vector<double>& scores)>;
+
 class SaOptimizer {
  public:
   // `space` outlives the optimizer.
@@ -41,12 +48,19 @@ class SaOptimizer {
 
   int last_iterations() const { return last_iterations_; }  // of the latest FindMaximums
 
+  // Every score the annealing uses (walk acceptance and the top-k heap) goes through `bias`
+  // first; an empty function (the default) leaves the model's scores as they are.
+  void set_score_bias(ScoreBias bias) { score_bias_ = std::move(bias); }
+
  private:
   const ConfigSpace& space_;
   SaOptions options_;
   Rng rng_;
   std::vector<Config> points_;  // the persistent walkers
   int last_iterations_ = 0;
+  ScoreBias score_bias_;
+
+  std::vector<double> Score(const CostModel& model, const std::vector<Config>& configs) const;
 };
 
 }  // namespace glimpse::model

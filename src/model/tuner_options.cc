@@ -38,10 +38,11 @@ int IntValue(const Json& options, const std::string& tuner, const std::string& k
 
 XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
                                  const std::string& tuner_name) {
-  tuner::CheckOptionKeys(json, tuner_name,
-                         {"diversity_filter_ratio", "feature_type", "log_interval", "loss_type",
-                          "min_seed_records", "num_threads", "optimizer", "plan_size",
-                          "sa_early_stop", "sa_n_iter", "sa_parallel_size"});
+  tuner::CheckOptionKeys(
+      json, tuner_name,
+      {"diversity_filter_ratio", "e0_size", "e0_valid", "feature_type", "log_interval", "loss_type",
+       "min_seed_records", "n_parallel", "n_samples", "num_threads", "optimizer", "plan_size",
+       "sa_early_stop", "sa_n_iter", "sa_parallel_size", "validity_init"});
   options.plan_size = IntValue(json, tuner_name, "plan_size", options.plan_size);
   options.num_threads = IntValue(json, tuner_name, "num_threads", options.num_threads);
   options.log_interval = IntValue(json, tuner_name, "log_interval", options.log_interval);
@@ -51,6 +52,18 @@ XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
   options.sa_early_stop = IntValue(json, tuner_name, "sa_early_stop", options.sa_early_stop);
   options.min_seed_records =
       IntValue(json, tuner_name, "min_seed_records", options.min_seed_records);
+  options.n_parallel = IntValue(json, tuner_name, "n_parallel", options.n_parallel);
+  options.n_samples = IntValue(json, tuner_name, "n_samples", options.n_samples);
+  options.e0_size = IntValue(json, tuner_name, "e0_size", options.e0_size);
+  options.e0_valid = IntValue(json, tuner_name, "e0_valid", options.e0_valid);
+  if (json.is_object() && json.contains("validity_init")) {
+    const Json& value = json.at("validity_init");
+    if (!value.is_boolean()) {
+      throw Error("tuner '" + tuner_name + "': option 'validity_init' must be true or false (got " +
+                  value.dump() + ")");
+    }
+    options.validity_init = value.get<bool>();
+  }
   if (auto value = StringOption(json, tuner_name, "loss_type")) options.loss_type = *value;
   if (auto value = StringOption(json, tuner_name, "feature_type")) options.feature_type = *value;
   if (auto value = StringOption(json, tuner_name, "optimizer")) options.optimizer = *value;
@@ -84,6 +97,14 @@ void XgbTunerOptions::Validate(const std::string& tuner_name) const {
   at_least("sa_n_iter", sa_n_iter, 0);
   at_least("sa_early_stop", sa_early_stop, 1);
   at_least("min_seed_records", min_seed_records, 0);
+  at_least("n_parallel", n_parallel, 1);
+  at_least("n_samples", n_samples, 1);
+  at_least("e0_size", e0_size, 1);
+  at_least("e0_valid", e0_valid, 0);
+  if (e0_valid > e0_size) {
+    throw Error(prefix + "e0_valid' must be ≤ e0_size (" + std::to_string(e0_size) + "; got " +
+                std::to_string(e0_valid) + ")");
+  }
   if (loss_type != "rank" && loss_type != "reg") {
     throw Error(prefix + "loss_type' is '" + loss_type + "'; accepted: rank, reg");
   }

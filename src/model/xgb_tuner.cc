@@ -5,6 +5,9 @@
 // Propose (AutoTVM next_batch: the plan, then random picks for the last 5% of it) · Observe
 // (AutoTVM update: score 1/time or 0, refit and re-plan every plan_size observations) · Plan
 // (simulated annealing over the model, optionally filtered for diversity) · registration.
+// Validity-driven initialisation (options.validity_init, model/rieber_init.h) adds InitValidity
+// (presampling, E0, the planner's bias) to Init, hands E0 out first in Propose, marks measured
+// outcomes in the bias in Observe, and makes the first refit due once E0 is observed.
 #include <cmath>
 #include <mutex>
 
@@ -12,6 +15,7 @@
 #include "glimpse/error.h"
 #include "glimpse/model_tuner.h"
 #include "model/ranking.h"
+#include "model/rieber_init.h"
 #include "model/sa_optimizer.h"
 #include "model/tuner_internal.h"
 
@@ -50,6 +54,7 @@ namespace {
 // Seeds of the planner's and the models' random streams, apart from the tuner's own.
 constexpr uint64_t kPlannerSeedSalt = 0x5a17'0001;
 constexpr uint64_t kBaseModelSeedSalt = 0x5a17'0002;
+constexpr uint64_t kPresampleSeedSalt = 0x5a17'0003;
 // AutoTVM fit_log: the base model trains 400 rounds at most, stops after 100 without progress,
 // and measures recall on twice the plan size.
 constexpr int kBaseBoostRounds = 400;
@@ -70,6 +75,7 @@ class XgbTuner : public Tuner {
  private:
   XgbCostModelOptions ModelOptions(uint64_t seed) const;
   void LoadHistory(uint64_t seed);
+  void InitValidity(uint64_t seed);
   std::vector<Config> Plan(const CostModel& model);
   void RequireInit(const char* call) const {
     if (space_ == nullptr) throw Error("tuner '" + Name() + "': " + call + " before Init");
@@ -88,6 +94,11 @@ class XgbTuner : public Tuner {
   std::vector<double> ys_;      // its score: 1 / time_s, 0 for failures
   double score_max_ = 0.0;
   int train_ct_ = 0;            // fits so far
+
+  // Validity-driven initialisation.
+  std::vector<Config> e0_;              // the first batch, handed out before anything else
+  size_t e0_pt_ = 0;                    // next position in e0_
+  std::shared_ptr<ValidityBias> bias_;  // shared with the planner's score bias
 };
 
 XgbCostModelOptions XgbTuner::ModelOptions(uint64_t seed) const {
@@ -119,7 +130,33 @@ void XgbTuner::Init(const Task& task, uint64_t seed) {
   ys_.clear();
   score_max_ = 0.0;
   train_ct_ = 0;
+  e0_.clear();
+  e0_pt_ = 0;
+  bias_.reset();
+  if (options_.validity_init) InitValidity(seed ^ kPresampleSeedSalt);
   if (!options_.history.empty()) LoadHistory(seed ^ kBaseModelSeedSalt);
+}
+
+void XgbTuner::InitValidity(uint64_t seed) {
+  if (!options_.validity_checker) {
+    throw Error("tuner '" + Name() +
+                "': option 'validity_init' needs a validity checker (XgbTunerOptions::"
+                "validity_checker, e.g. a ReplayValidityChecker for replay); none was given");
+  }
+  Rng rng(seed);
+  PresampleOptions presample;
+  presample.n_parallel = options_.n_parallel;
+  presample.n_samples = options_.n_samples;
+  PresampleResult presampled = Presample(*space_, *options_.validity_checker, presample, rng);
+  bias_ = std::make_shared<ValidityBias>();
+  for (const Config& config : presampled.valid) bias_->Mark(config, true);
+  for (const Config& config : presampled.invalid) bias_->Mark(config, false);
+  e0_ = SelectInitialBatch(presampled, static_cast<size_t>(options_.e0_size),
+                           static_cast<size_t>(options_.e0_valid))
+            .configs;
+  std::shared_ptr<const ValidityBias> bias = bias_;
+  optimizer_->set_score_bias([bias](const std::vector<Config>& configs,
+                                    std::vector<double>& scores) { bias->Apply(configs, scores); });
 }
 
 void XgbTuner::LoadHistory(uint64_t seed) {
@@ -157,6 +194,10 @@ std::vector<Config> XgbTuner::Propose(size_t n) {
   // AutoTVM's ε-greedy: the last int(0.05 · plan_size) slots of a plan are random.
   const size_t random_tail = static_cast<size_t>(0.05 * options_.plan_size);
   std::vector<Config> proposals;
+  // E0 first (validity_init); members already observed (a resumed run) are skipped.
+  for (; e0_pt_ < e0_.size() && proposals.size() < n; ++e0_pt_) {
+    if (visited_.insert(e0_[e0_pt_]).second) proposals.push_back(e0_[e0_pt_]);
+  }
   while (proposals.size() < n) {
     while (trial_pt_ < trials_.size() && visited_.count(trials_[trial_pt_])) ++trial_pt_;
     std::optional<Config> pick;
@@ -191,8 +232,12 @@ void XgbTuner::Observe(const std::vector<Config>& configs,
     ys_.push_back(score);
     score_max_ = std::max(score_max_, score);
     visited_.insert(configs[i]);  // also covers records of a resumed run
+    if (bias_) bias_->Mark(configs[i], ok);
   }
-  const size_t due = static_cast<size_t>(options_.plan_size) * (train_ct_ + 1);
+  // The first fit comes after plan_size observations, or with validity_init after E0 (the paper
+  // trains the first model on E0); later ones every plan_size observations.
+  const size_t first_fit = e0_.empty() ? static_cast<size_t>(options_.plan_size) : e0_.size();
+  const size_t due = first_fit + static_cast<size_t>(options_.plan_size) * train_ct_;
   if (xs_.size() >= due && score_max_ > 0.0) {
     model_->Fit(xs_, ys_);
     trials_ = Plan(*model_);

@@ -67,5 +67,17 @@ TEST_F(CliTest, TransferFromRecordedFilesOfOtherDevices) {
   EXPECT_EQ(result.err.find("transfer: 0 records"), std::string::npos) << result.err;
 }
 
+TEST_F(CliTest, ValidityDrivenInitialisationChecksBeforeMeasuring) {
+  CommandResult result = RunGlimpse(PnpolyTune(
+      Db(), {"--budget", "80", "--tuner-option", "validity_init=true", "--tuner-option",
+             "n_samples=200"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json summary = Json::parse(result.out);
+  // Presampling classifies n_samples configurations with the checker; they are not measurements.
+  EXPECT_EQ(summary["validity_checks"], 200);
+  EXPECT_GT(summary["presampling_s"].get<double>(), 0.0);
+  EXPECT_EQ(summary["measurements"], 80);
+}
+
 }  // namespace
 }  // namespace glimpse::testing

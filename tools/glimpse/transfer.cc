@@ -43,8 +43,9 @@ TransferHistory HistoryFromDatabase(const Database& database, const RecordedSpac
   return history;
 }
 
-std::unique_ptr<Tuner> MakeTransferTuner(const std::string& tuner_name, const Json& options,
-                                         TransferHistory history) {
+std::unique_ptr<Tuner> MakeModelTuner(const std::string& tuner_name, const Json& options,
+                                      TransferHistory history,
+                                      std::shared_ptr<ValidityChecker> checker) {
   if (tuner_name != "xgb" && tuner_name != "xgb-reg") {
     throw Error("--transfer-from needs a strategy that learns from history; '" + tuner_name +
                 "' does not (these do: xgb, xgb-reg)");
@@ -52,6 +53,7 @@ std::unique_ptr<Tuner> MakeTransferTuner(const std::string& tuner_name, const Js
   XgbTunerOptions xgb = XgbTunerOptions::FromJson(options, tuner_name);
   if (tuner_name == "xgb-reg") xgb.loss_type = "reg";
   xgb.history = std::move(history);
+  xgb.validity_checker = std::move(checker);
   return MakeXgbTuner(xgb);
 }
 

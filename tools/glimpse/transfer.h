@@ -11,6 +11,7 @@
 #include "glimpse/json.h"
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
+#include "glimpse/validity.h"
 #include "recorded_source.h"
 
 namespace glimpse::cli {
@@ -31,9 +32,10 @@ TransferHistory HistoryFromFiles(const std::vector<std::string>& files,
 // History for `target` from the database: its workload's records on other devices.
 TransferHistory HistoryFromDatabase(const Database& database, const RecordedSpace& target);
 
-// The model-based strategy `tuner_name` with `history`; Error when the strategy cannot learn
-// from history (listing those that can).
-std::unique_ptr<Tuner> MakeTransferTuner(const std::string& tuner_name, const Json& options,
-                                         TransferHistory history);
+// The XGBoost strategy `tuner_name` with `history` and, for validity-driven initialisation
+// (tuner option validity_init), `checker`; Error when `tuner_name` is not one of them.
+std::unique_ptr<Tuner> MakeModelTuner(const std::string& tuner_name, const Json& options,
+                                      TransferHistory history,
+                                      std::shared_ptr<ValidityChecker> checker);
 
 }  // namespace glimpse::cli

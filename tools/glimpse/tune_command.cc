@@ -163,31 +163,49 @@ void RunTune(const TuneFlags& flags, bool budget_given) {
   ReplayRunner runner(recorded, replay);
   NullBuilder builder;
 
+  // Validity-driven initialisation (Rieber et al.) checks configurations against the recorded
+  // statuses, charged their compile time, before the first model: a checker, not the runner.
+  const bool validity_init = tuner_options.value("validity_init", false) == true;
+  std::shared_ptr<ReplayValidityChecker> checker;
+  if (validity_init) checker = std::make_shared<ReplayValidityChecker>(recorded);
+
   // Everything about the transfer that can fail is checked before a database file is created.
   TransferHistory history;
   if (flags.transfer.Enabled()) {
-    MakeTransferTuner(flags.tuner, tuner_options, {});
+    MakeModelTuner(flags.tuner, tuner_options, {}, checker);
     history = HistoryFromFiles(flags.transfer.files, flags.source, recorded);
   }
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);
-  if (flags.transfer.Enabled()) {
-    if (flags.transfer.from_database) {
-      TransferHistory stored = HistoryFromDatabase(*database, *recorded);
-      history.insert(history.end(), stored.begin(), stored.end());
-    }
-    if (options.progress != ProgressMode::kQuiet) {
-      std::cerr << fmt::format("transfer: {} records of other devices\n", history.size());
-    }
-    tuner = MakeTransferTuner(flags.tuner, tuner_options, std::move(history));
+  if (flags.transfer.from_database) {
+    TransferHistory stored = HistoryFromDatabase(*database, *recorded);
+    history.insert(history.end(), stored.begin(), stored.end());
+  }
+  if (flags.transfer.Enabled() && options.progress != ProgressMode::kQuiet) {
+    std::cerr << fmt::format("transfer: {} records of other devices\n", history.size());
+  }
+  const bool xgb = flags.tuner == "xgb" || flags.tuner == "xgb-reg";
+  if (flags.transfer.Enabled() || (validity_init && xgb)) {
+    tuner = MakeModelTuner(flags.tuner, tuner_options, std::move(history), checker);
   }
 
   TuneSummary summary =
       Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
   if (flags.json) {
-    std::cout << SummaryToJson(flags, task, *recorded, summary).dump(2) << "\n";
+    Json out = SummaryToJson(flags, task, *recorded, summary);
+    if (checker) {
+      out["validity_checks"] = checker->checks();
+      out["presampling_s"] = checker->charged_s();
+    }
+    std::cout << out.dump(2) << "\n";
   } else {
     PrintSummary(flags, task, *recorded, summary);
+    if (checker) {
+      std::cout << fmt::format("  {:<15} {} configurations checked, {} simulated (not counted as "
+                               "measurements)\n",
+                               "validity checks", checker->checks(),
+                               FormatDuration(checker->charged_s()));
+    }
   }
 }
 
