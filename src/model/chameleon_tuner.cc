@@ -164,12 +164,8 @@ void ChameleonTuner::Init(const Task& task, uint64_t seed) {
   model.seed = seed;
   model.log_interval = options_.log_interval / 2;
   model_ = MakeXgbCostModel(*space_, model);
-  SaOptions sa;
-  sa.parallel_size = options_.sa_parallel_size;
-  sa.n_iter = options_.sa_n_iter;
-  sa.early_stop = options_.sa_early_stop;
-  sa.log_interval = options_.log_interval;
-  optimizer_ = std::make_unique<SaOptimizer>(*space_, sa, seed ^ kPlannerSeedSalt);
+  optimizer_ =
+      std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
   sampler_.Reset(space_);
   visited_.clear();
   plan_.clear();

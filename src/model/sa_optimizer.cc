@@ -21,7 +21,7 @@ namespace {
 struct HeapItem {
   double score;
   Config config;
-  bool placeholder;  // AutoTVM seeds the heap with (−inf, fake index) entries
+  bool sentinel;  // AutoTVM seeds the heap with (−inf, fake index) entries
 };
 
 // Min-heap order on score (std heap algorithms keep the largest at the front, so invert).
@@ -79,7 +79,7 @@ std::vector<Config> SaOptimizer::FindMaximums(const CostModel& model, size_t num
     if (!(score > heap.front().score)) return false;
     if (exclusive.count(config) || in_heap.count(config)) return false;
     std::pop_heap(heap.begin(), heap.end(), HeapAfter);
-    if (!heap.back().placeholder) in_heap.erase(heap.back().config);
+    if (!heap.back().sentinel) in_heap.erase(heap.back().config);
     heap.back() = HeapItem{score, config, false};
     std::push_heap(heap.begin(), heap.end(), HeapAfter);
     in_heap.insert(config);
@@ -121,7 +121,7 @@ std::vector<Config> SaOptimizer::FindMaximums(const CostModel& model, size_t num
             [](const HeapItem& a, const HeapItem& b) { return a.score > b.score; });
   std::vector<Config> best;
   for (HeapItem& item : heap) {
-    if (!item.placeholder) best.push_back(std::move(item.config));
+    if (!item.sentinel) best.push_back(std::move(item.config));
   }
   return best;
 }

@@ -33,4 +33,16 @@ class UnvisitedSampler {
   std::vector<uint64_t> valid_;  // dense indices of every valid configuration once enumerated
 };
 
+// The SA planner's settings from a tuner's options: XgbTunerOptions and ChameleonOptions name
+// them alike.
+template <typename TunerOptions>
+SaOptions PlannerOptions(const TunerOptions& options) {
+  SaOptions sa;
+  sa.parallel_size = options.sa_parallel_size;
+  sa.n_iter = options.sa_n_iter;
+  sa.early_stop = options.sa_early_stop;
+  sa.log_interval = options.log_interval;
+  return sa;
+}
+
 }  // namespace glimpse::model

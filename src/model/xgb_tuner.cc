@@ -116,12 +116,8 @@ void XgbTuner::Init(const Task& task, uint64_t seed) {
   space_ = &task.space;
   rng_.seed(seed);
   model_ = MakeXgbCostModel(*space_, ModelOptions(seed));
-  SaOptions sa;
-  sa.parallel_size = options_.sa_parallel_size;
-  sa.n_iter = options_.sa_n_iter;
-  sa.early_stop = options_.sa_early_stop;
-  sa.log_interval = options_.log_interval;
-  optimizer_ = std::make_unique<SaOptimizer>(*space_, sa, seed ^ kPlannerSeedSalt);
+  optimizer_ =
+      std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
   sampler_.Reset(space_);
   visited_.clear();
   trials_.clear();
