@@ -91,8 +91,9 @@ void RegisterModelTuners();
 
 // ---------------------------------------------------------------------------------------------
 // Chameleon's adaptive sampling (Ahn et al., "Chameleon: Adaptive Code Optimization for Expedited
-// Deep Neural Network Compilation", ICLR 2020) on top of the XGBoost tuner above; docs/chameleon.md
-// says what is and is not implemented and where it differs from the paper and its code.
+// Deep Neural Network Compilation", ICLR 2020) on top of the XGBoost tuner above. docs/chameleon.md
+// says which parts of Chameleon are built, which are left out, and where it differs from the paper
+// and its code.
 //   - Before the first model, and while no observation succeeded: uniform random proposals.
 //   - A plan: refit the XGBoost model on every observation (when there are new ones and at least
 //     plan_size in all), let the simulated annealing planner propose plan_size · candidate_ratio

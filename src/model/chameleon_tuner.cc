@@ -156,14 +156,7 @@ class ChameleonTuner : public Tuner {
 void ChameleonTuner::Init(const Task& task, uint64_t seed) {
   space_ = &task.space;
   rng_.seed(seed);
-  XgbCostModelOptions model;
-  model.loss_type = options_.loss_type;
-  model.feature_type = options_.feature_type;
-  model.num_threads = options_.num_threads;
-  model.recall_k = options_.plan_size;
-  model.seed = seed;
-  model.log_interval = options_.log_interval / 2;
-  model_ = MakeXgbCostModel(*space_, model);
+  model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));
   optimizer_ =
       std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
   sampler_.Reset(space_);

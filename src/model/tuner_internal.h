@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/cost_model.h"
 #include "glimpse/json.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/random.h"
@@ -32,6 +33,20 @@ class UnvisitedSampler {
   bool enumerated_ = false;
   std::vector<uint64_t> valid_;  // dense indices of every valid configuration once enumerated
 };
+
+// The cost model's settings from a tuner's options (XgbTunerOptions, ChameleonOptions), as
+// AutoTVM's XGBTuner hands them to its XGBoostCostModel.
+template <typename TunerOptions>
+XgbCostModelOptions CostModelOptions(const TunerOptions& options, uint64_t seed) {
+  XgbCostModelOptions model;
+  model.loss_type = options.loss_type;
+  model.feature_type = options.feature_type;
+  model.num_threads = options.num_threads;
+  model.recall_k = options.plan_size;
+  model.seed = seed;
+  model.log_interval = options.log_interval / 2;  // as XGBTuner passes log_interval // 2
+  return model;
+}
 
 // The SA planner's settings from a tuner's options: XgbTunerOptions and ChameleonOptions name
 // them alike.

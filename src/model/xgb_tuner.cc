@@ -73,7 +73,6 @@ class XgbTuner : public Tuner {
                const std::vector<MeasureResult>& results) override;
 
  private:
-  XgbCostModelOptions ModelOptions(uint64_t seed) const;
   void LoadHistory(uint64_t seed);
   void InitValidity(uint64_t seed);
   std::vector<Config> Plan(const CostModel& model);
@@ -101,21 +100,10 @@ class XgbTuner : public Tuner {
   std::shared_ptr<ValidityBias> bias_;  // shared with the planner's score bias
 };
 
-XgbCostModelOptions XgbTuner::ModelOptions(uint64_t seed) const {
-  XgbCostModelOptions model;
-  model.loss_type = options_.loss_type;
-  model.feature_type = options_.feature_type;
-  model.num_threads = options_.num_threads;
-  model.recall_k = options_.plan_size;
-  model.seed = seed;
-  model.log_interval = options_.log_interval / 2;  // as XGBTuner passes log_interval // 2
-  return model;
-}
-
 void XgbTuner::Init(const Task& task, uint64_t seed) {
   space_ = &task.space;
   rng_.seed(seed);
-  model_ = MakeXgbCostModel(*space_, ModelOptions(seed));
+  model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));
   optimizer_ =
       std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
   sampler_.Reset(space_);
@@ -172,7 +160,7 @@ void XgbTuner::LoadHistory(uint64_t seed) {
   }
   // AutoTVM fit_log: too few records to be worth a base model.
   if (configs.size() < static_cast<size_t>(options_.min_seed_records)) return;
-  XgbCostModelOptions base_options = ModelOptions(seed);
+  XgbCostModelOptions base_options = CostModelOptions(options_, seed);
   base_options.num_boost_round = kBaseBoostRounds;
   base_options.early_stopping_rounds = kBaseEarlyStop;
   base_options.recall_k = 2 * options_.plan_size;
