@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libxgboost-dev
   libgtest-dev libgmock-dev
+  libdnnl-dev libopenblas-dev
 )
 
 missing=()

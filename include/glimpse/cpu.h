@@ -5,8 +5,9 @@
 // Kernel ABI. Every generated kernel is one C function
 //     extern "C" void <symbol>(const float* const* inputs, float* output);
 // inputs are the operator's inputs in order (dense: A[M,K], B[N,K], bias[N] when bias=1; conv2d:
-// input[N,C,H,W], weight[K,C,R,S], bias[K] when bias=1), output is written entirely. Tensors are
-// float32, row-major, unpadded. Kernels may use OpenMP (they are compiled with -fopenmp).
+// input[N,C,H,W], weight[K,C,R,S], bias[K] when bias=1; depthwise_conv2d: input[N,C,H,W],
+// weight[C,R,S], bias[C]; batch_matmul: A[B,M,K], B[B,N,K], bias[N]), output is written
+// entirely. Tensors are float32, row-major, unpadded. Kernels may use OpenMP (they are compiled with -fopenmp).
 //
 // Units: times in seconds, sizes in bytes unless a name says otherwise.
 #pragma once
@@ -44,22 +45,40 @@ struct Conv2dShape {
   int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
 };
 
-using CpuOp = std::variant<DenseShape, Conv2dShape>;
+// Depthwise conv2d (channel multiplier 1): out[N,C,OH,OW] = Σ_{r,s} in[N,C,ih,iw] · weight[C,R,S]
+// (+ bias[C]) (then ReLU), ih/iw as for Conv2dShape.
+struct DepthwiseConv2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1, r = 1, s = 1;
+  int64_t stride = 1, pad = 0, dilation = 1;
+  bool bias = false, relu = false;
+  int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
+  int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
+};
 
-// "dense:M=1,N=1000,K=512,bias=1,relu=0" or
-// "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]".
+// C[B,M,N] = A[B,M,K] · B[B,N,K]ᵀ per batch b (+ bias[N]) (then ReLU) — dense, batched.
+struct BatchMatmulShape {
+  int64_t b = 1, m = 1, n = 1, k = 1;
+  bool bias = false, relu = false;
+};
+
+using CpuOp = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, BatchMatmulShape>;
+
+// "dense:M=1,N=1000,K=512,bias=1,relu=0",
+// "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]",
+// "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]" or
+// "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]".
 // Field names are case-sensitive as shown; omitted optional fields take the defaults above,
-// M/N/K (dense) and N/C/H/W/K/R/S (conv2d) are required. Throws Error naming the bad field and
+// the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming the bad field and
 // the accepted ones, or the unknown operator and the known ones.
 CpuOp ParseCpuOp(const std::string& text);
 std::string CpuOpToString(const CpuOp& op);   // the canonical form ParseCpuOp reads
-std::string CpuOpName(const CpuOp& op);       // "dense" or "conv2d"
+std::string CpuOpName(const CpuOp& op);  // "dense", "conv2d", "depthwise_conv2d", "batch_matmul"
 Json CpuOpToJson(const CpuOp& op);            // {"op": "dense", "M": 1, …}
 CpuOp CpuOpFromJson(const Json& json);        // throws Error like ParseCpuOp
 double CpuOpFlops(const CpuOp& op);           // 2 · multiply-adds (epilogue not counted)
 std::vector<std::vector<int64_t>> CpuOpInputShapes(const CpuOp& op);
 std::vector<int64_t> CpuOpOutputShape(const CpuOp& op);
-int64_t CpuOpReductionLength(const CpuOp& op);  // K (dense) or C·R·S (conv2d)
+int64_t CpuOpReductionLength(const CpuOp& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
 
 // ---- Templates
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "glimpse/error.h"
+
 namespace glimpse::cpu {
 
 namespace {
@@ -38,6 +40,9 @@ ReferenceResult ComputeReference(const CpuOp& op, const std::vector<std::vector<
       }
     }
     return result;
+  }
+  if (!std::holds_alternative<Conv2dShape>(op)) {
+    throw Error("no reference implementation for operator '" + CpuOpName(op) + "' yet");
   }
   const auto& c = std::get<Conv2dShape>(op);
   const std::vector<float>& in = inputs[0];

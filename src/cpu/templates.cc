@@ -47,13 +47,15 @@ std::string ConfigView::Text(const std::string& knob) const {
 
 ConfigSpace MakeCpuSpace(const CpuOp& op) {
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
-  return cpu::MakeConv2dSpace(std::get<Conv2dShape>(op));
+  if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dSpace(*c);
+  throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
 }
 
 LoopNest MakeCpuNest(const CpuOp& op, const ConfigSpace& space, const Config& config) {
   cpu::ConfigView view(space, config);
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseNest(*d, view);
-  return cpu::MakeConv2dNest(std::get<Conv2dShape>(op), view);
+  if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dNest(*c, view);
+  throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
 }
 
 Task MakeCpuTask(const CpuOp& op) {

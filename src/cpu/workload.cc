@@ -20,9 +20,14 @@ const FieldSpec& SpecOf(const std::string& op) {
   static const FieldSpec kDense{{"M", "N", "K"}, {"bias", "relu"}};
   static const FieldSpec kConv{{"N", "C", "H", "W", "K", "R", "S"},
                                {"stride", "pad", "dilation", "bias", "relu"}};
+  static const FieldSpec kDepthwise{{"N", "C", "H", "W", "R", "S"},
+                                    {"stride", "pad", "dilation", "bias", "relu"}};
+  static const FieldSpec kBatchMatmul{{"B", "M", "N", "K"}, {"bias", "relu"}};
   if (op == "dense") return kDense;
   if (op == "conv2d") return kConv;
-  throw Error("unknown operator '" + op + "'; known: conv2d, dense");
+  if (op == "depthwise_conv2d") return kDepthwise;
+  if (op == "batch_matmul") return kBatchMatmul;
+  throw Error("unknown operator '" + op + "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
 }
 
 std::string Accepted(const FieldSpec& spec) {
@@ -54,7 +59,7 @@ std::map<std::string, int64_t> CheckFields(const std::string& op,
   auto default_to = [&](const char* name, int64_t value) { out.emplace(name, value); };
   default_to("bias", 0);
   default_to("relu", 0);
-  if (op == "conv2d") {
+  if (op == "conv2d" || op == "depthwise_conv2d") {
     default_to("stride", 1);
     default_to("pad", 0);
     default_to("dilation", 1);
@@ -76,17 +81,39 @@ CpuOp FromFields(const std::string& op, const std::map<std::string, int64_t>& ra
   if (op == "dense") {
     return DenseShape{f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
   }
+  if (op == "batch_matmul") {
+    return BatchMatmulShape{f["B"], f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
+  }
+  auto check_window = [&op](int64_t out_h, int64_t out_w) {
+    if (out_h < 1 || out_w < 1) {
+      throw Error(op + ": fields 'R'/'S' with 'dilation' exceed the padded input (H+2·pad, "
+                       "W+2·pad); accepted: a kernel window that fits");
+    }
+  };
+  if (op == "depthwise_conv2d") {
+    DepthwiseConv2dShape d;
+    d.n = f["N"], d.c = f["C"], d.h = f["H"], d.w = f["W"], d.r = f["R"], d.s = f["S"];
+    d.stride = f["stride"], d.pad = f["pad"], d.dilation = f["dilation"];
+    d.bias = f["bias"] != 0, d.relu = f["relu"] != 0;
+    check_window(d.OutH(), d.OutW());
+    return d;
+  }
   Conv2dShape c;
   c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"],
   c.s = f["S"];
   c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
   c.bias = f["bias"] != 0, c.relu = f["relu"] != 0;
-  if (c.OutH() < 1 || c.OutW() < 1) {
-    throw Error("conv2d: fields 'R'/'S' with 'dilation' exceed the padded input (H+2·pad, "
-                "W+2·pad); accepted: a kernel window that fits");
-  }
+  check_window(c.OutH(), c.OutW());
   return c;
 }
+
+// Applies `visitor` to the operator's shape (one overload per operator).
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
 
 }  // namespace
 
@@ -126,23 +153,43 @@ CpuOp ParseCpuOp(const std::string& text) {
 }
 
 std::string CpuOpName(const CpuOp& op) {
-  return std::holds_alternative<DenseShape>(op) ? "dense" : "conv2d";
+  return std::visit(Overloaded{[](const DenseShape&) { return "dense"; },
+                               [](const Conv2dShape&) { return "conv2d"; },
+                               [](const DepthwiseConv2dShape&) { return "depthwise_conv2d"; },
+                               [](const BatchMatmulShape&) { return "batch_matmul"; }},
+                    op);
 }
 
 Json CpuOpToJson(const CpuOp& op) {
-  if (const auto* d = std::get_if<DenseShape>(&op)) {
-    return {{"op", "dense"}, {"M", d->m}, {"N", d->n}, {"K", d->k},
-            {"bias", d->bias ? 1 : 0}, {"relu", d->relu ? 1 : 0}};
-  }
-  const auto& c = std::get<Conv2dShape>(op);
-  return {{"op", "conv2d"}, {"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w}, {"K", c.k},
-          {"R", c.r}, {"S", c.s}, {"stride", c.stride}, {"pad", c.pad},
-          {"dilation", c.dilation}, {"bias", c.bias ? 1 : 0}, {"relu", c.relu ? 1 : 0}};
+  auto flag = [](bool b) { return b ? 1 : 0; };
+  return std::visit(
+      Overloaded{
+          [&](const DenseShape& d) -> Json {
+            return {{"op", "dense"}, {"M", d.m}, {"N", d.n}, {"K", d.k},
+                    {"bias", flag(d.bias)}, {"relu", flag(d.relu)}};
+          },
+          [&](const Conv2dShape& c) -> Json {
+            return {{"op", "conv2d"}, {"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w},
+                    {"K", c.k}, {"R", c.r}, {"S", c.s}, {"stride", c.stride}, {"pad", c.pad},
+                    {"dilation", c.dilation}, {"bias", flag(c.bias)}, {"relu", flag(c.relu)}};
+          },
+          [&](const DepthwiseConv2dShape& d) -> Json {
+            return {{"op", "depthwise_conv2d"}, {"N", d.n}, {"C", d.c}, {"H", d.h},
+                    {"W", d.w}, {"R", d.r}, {"S", d.s}, {"stride", d.stride},
+                    {"pad", d.pad}, {"dilation", d.dilation}, {"bias", flag(d.bias)},
+                    {"relu", flag(d.relu)}};
+          },
+          [&](const BatchMatmulShape& b) -> Json {
+            return {{"op", "batch_matmul"}, {"B", b.b}, {"M", b.m}, {"N", b.n}, {"K", b.k},
+                    {"bias", flag(b.bias)}, {"relu", flag(b.relu)}};
+          }},
+      op);
 }
 
 CpuOp CpuOpFromJson(const Json& json) {
   if (!json.is_object() || !json.contains("op") || !json["op"].is_string()) {
-    throw Error("operator description needs a string field 'op'; known: conv2d, dense");
+    throw Error("operator description needs a string field 'op'; known: batch_matmul, conv2d, "
+                "depthwise_conv2d, dense");
   }
   std::string op = json["op"].get<std::string>();
   std::map<std::string, int64_t> fields;
@@ -172,28 +219,49 @@ std::string CpuOpToString(const CpuOp& op) {
 }
 
 int64_t CpuOpReductionLength(const CpuOp& op) {
-  if (const auto* d = std::get_if<DenseShape>(&op)) return d->k;
-  const auto& c = std::get<Conv2dShape>(op);
-  return c.c * c.r * c.s;
+  return std::visit(Overloaded{[](const DenseShape& d) { return d.k; },
+                               [](const Conv2dShape& c) { return c.c * c.r * c.s; },
+                               [](const DepthwiseConv2dShape& d) { return d.r * d.s; },
+                               [](const BatchMatmulShape& b) { return b.k; }},
+                    op);
 }
 
 std::vector<int64_t> CpuOpOutputShape(const CpuOp& op) {
-  if (const auto* d = std::get_if<DenseShape>(&op)) return {d->m, d->n};
-  const auto& c = std::get<Conv2dShape>(op);
-  return {c.n, c.k, c.OutH(), c.OutW()};
+  return std::visit(
+      Overloaded{
+          [](const DenseShape& d) { return std::vector<int64_t>{d.m, d.n}; },
+          [](const Conv2dShape& c) { return std::vector<int64_t>{c.n, c.k, c.OutH(), c.OutW()}; },
+          [](const DepthwiseConv2dShape& d) {
+            return std::vector<int64_t>{d.n, d.c, d.OutH(), d.OutW()};
+          },
+          [](const BatchMatmulShape& b) { return std::vector<int64_t>{b.b, b.m, b.n}; }},
+      op);
 }
 
 std::vector<std::vector<int64_t>> CpuOpInputShapes(const CpuOp& op) {
-  std::vector<std::vector<int64_t>> shapes;
-  if (const auto* d = std::get_if<DenseShape>(&op)) {
-    shapes = {{d->m, d->k}, {d->n, d->k}};
-    if (d->bias) shapes.push_back({d->n});
-    return shapes;
-  }
-  const auto& c = std::get<Conv2dShape>(op);
-  shapes = {{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
-  if (c.bias) shapes.push_back({c.k});
-  return shapes;
+  using Shapes = std::vector<std::vector<int64_t>>;
+  return std::visit(
+      Overloaded{[](const DenseShape& d) {
+                   Shapes s{{d.m, d.k}, {d.n, d.k}};
+                   if (d.bias) s.push_back({d.n});
+                   return s;
+                 },
+                 [](const Conv2dShape& c) {
+                   Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
+                   if (c.bias) s.push_back({c.k});
+                   return s;
+                 },
+                 [](const DepthwiseConv2dShape& d) {
+                   Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
+                   if (d.bias) s.push_back({d.c});
+                   return s;
+                 },
+                 [](const BatchMatmulShape& b) {
+                   Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
+                   if (b.bias) s.push_back({b.n});
+                   return s;
+                 }},
+      op);
 }
 
 double CpuOpFlops(const CpuOp& op) {

@@ -38,12 +38,23 @@ TEST(CpuOp, ParsesDenseAndConv2d) {
       ParseCpuOp("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"));
   EXPECT_EQ(strided.OutH(), 112);
   EXPECT_DOUBLE_EQ(CpuOpFlops(dense), 2.0 * 1000 * 512);
+  CpuOp depthwise = ParseCpuOp("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1");
+  EXPECT_EQ(CpuOpOutputShape(depthwise), (std::vector<int64_t>{1, 32, 56, 56}));
+  EXPECT_EQ(CpuOpInputShapes(depthwise)[1], (std::vector<int64_t>{32, 3, 3}));
+  EXPECT_DOUBLE_EQ(CpuOpFlops(depthwise), 2.0 * 32 * 56 * 56 * 9);
+  CpuOp batched = ParseCpuOp("batch_matmul:B=4,M=8,N=16,K=32,bias=1");
+  EXPECT_EQ(CpuOpOutputShape(batched), (std::vector<int64_t>{4, 8, 16}));
+  EXPECT_EQ(CpuOpInputShapes(batched).size(), 3u);
+  EXPECT_DOUBLE_EQ(CpuOpFlops(batched), 2.0 * 4 * 8 * 16 * 32);
 }
 
 TEST(CpuOp, RoundTripsThroughTextAndJson) {
   for (const char* text : {"dense:M=4,N=8,K=16,bias=1,relu=1",
                            "conv2d:N=1,C=8,H=9,W=9,K=4,R=3,S=3,stride=2,pad=1,dilation=1,bias=0,"
-                           "relu=1"}) {
+                           "relu=1",
+                           "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1,"
+                           "dilation=1,bias=1,relu=1",
+                           "batch_matmul:B=12,M=128,N=64,K=64,bias=0,relu=0"}) {
     CpuOp op = ParseCpuOp(text);
     EXPECT_EQ(CpuOpToString(op), text);
     EXPECT_EQ(CpuOpToString(CpuOpFromJson(CpuOpToJson(op))), text);
@@ -57,8 +68,12 @@ TEST(CpuOp, ErrorsNameTheFieldAndTheAcceptedOnes) {
   EXPECT_NE(ErrorOf("dense:M=1,N=two,K=3").find("field 'N' has value 'two'"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=0,N=2,K=3").find("field 'M' is 0"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,relu=2").find("0 or 1"), std::string::npos);
-  EXPECT_NE(ErrorOf("matmul:M=1").find("unknown operator 'matmul'; known: conv2d, dense"),
+  EXPECT_NE(ErrorOf("matmul:M=1").find(
+                "unknown operator 'matmul'; known: batch_matmul, conv2d, depthwise_conv2d, dense"),
             std::string::npos);
+  EXPECT_NE(ErrorOf("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3,K=8").find("unknown field 'K'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("batch_matmul:M=1,N=2,K=3").find("missing field 'B'"), std::string::npos);
   EXPECT_NE(ErrorOf("dense").find("no ':'"), std::string::npos);
   EXPECT_NE(ErrorOf("conv2d:N=1,C=1,H=2,W=2,K=1,R=5,S=5").find("'R'/'S'"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=1,M=2,N=1,K=1").find("given twice"), std::string::npos);
