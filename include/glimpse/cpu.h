@@ -6,8 +6,20 @@
 //     extern "C" void <symbol>(const float* const* inputs, float* output);
 // inputs are the operator's inputs in order (dense: A[M,K], B[N,K], bias[N] when bias=1; conv2d:
 // input[N,C,H,W], weight[K,C,R,S], bias[K] when bias=1; depthwise_conv2d: input[N,C,H,W],
-// weight[C,R,S], bias[C]; batch_matmul: A[B,M,K], B[B,N,K], bias[N]), output is written
-// entirely. Tensors are float32, row-major, unpadded. Kernels may use OpenMP (they are compiled with -fopenmp).
+// weight[C,R,S], bias[C] when bias=1; batch_matmul: A[B,M,K], B[B,N,K], bias[N] when bias=1),
+// output is written entirely. Tensors are float32, row-major, unpadded. Kernels may use OpenMP
+// (they are compiled with -fopenmp).
+//
+// Optional prepare step. A kernel whose schedule re-lays-out a constant of the model (a weight
+// packed into a blocked layout) also defines
+//     extern "C" int64_t <symbol>_prepared_size();   // floats of the prepared buffer
+//     extern "C" void <symbol>_prepare(const float* const* inputs, float* prepared);
+// The caller allocates `prepared` (64-byte aligned), calls _prepare once — it reads only the
+// constant inputs (CpuOpInputIsConstant); the others may be null — and then calls the kernel, as
+// often as it likes, with one more input pointer: inputs[number of operator inputs] = prepared.
+// A deployment does this once when it loads the model; CpuRunner's worker does it outside the
+// timed region (the kernel's own packing of activations stays timed). Kernels without the two
+// symbols take the operator's inputs only.
 //
 // Units: times in seconds, sizes in bytes unless a name says otherwise.
 #pragma once
@@ -80,9 +92,22 @@ std::vector<std::vector<int64_t>> CpuOpInputShapes(const CpuOp& op);
 std::vector<int64_t> CpuOpOutputShape(const CpuOp& op);
 int64_t CpuOpReductionLength(const CpuOp& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
 
+// ---- Kernel ABI helpers
+
+// Whether input `index` (kernel order, above) is a constant of a model — dense's B and bias,
+// conv2d's and depthwise_conv2d's weight and bias, batch_matmul's bias — which a prepare step may
+// read. batch_matmul's A and B are both activations.
+inline bool CpuOpInputIsConstant(const CpuOp& op, int index) {
+  if (std::holds_alternative<BatchMatmulShape>(op)) return index == 2;
+  return index == 1 || index == 2;
+}
+
 // ---- Templates
 
-// The schedule space of an operator (knobs are documented in docs/cpu-tuning.md).
+// The schedule space of an operator (knobs are documented in docs/cpu-tuning.md): dense,
+// batch_matmul (dense's tiling plus the batch), conv2d (layout NCHW or the channel-blocked NCHWc,
+// whose weight packing is a prepare step) and depthwise_conv2d (vectorised along the output
+// columns or along a channel block).
 ConfigSpace MakeCpuSpace(const CpuOp& op);
 // The scheduled nest of a configuration of MakeCpuSpace(op). Throws Error when the configuration
 // does not instantiate (the Builder turns that into an `instantiation` status).
@@ -99,7 +124,10 @@ std::string CpuDeviceName();
 // float* output)`. Parallel loops become `#pragma omp parallel for` (two directly nested parallel
 // loops: collapse(2)), vectorised loops `#pragma omp simd` (with a scalar reduction when the
 // statement's destination does not depend on the loop), unrolled loops `#pragma GCC unroll`.
-// Temporaries scoped to a loop are stack arrays, kernel-wide ones aligned heap buffers.
+// Temporaries scoped to a loop are stack arrays, kernel-wide ones aligned heap buffers. A nest
+// with prepared tensors (LoopNest::prepare) also gets <symbol>_prepared_size and
+// <symbol>_prepare (kernel ABI, top of this file); the kernel reads them from the pointer after
+// its inputs.
 std::string EmitCpp(const LoopNest& nest, const std::string& symbol);
 // EmitCpp(MakeCpuNest(CpuOpFromJson(task.description), task.space, config), symbol).
 std::string GenerateCpuKernel(const Task& task, const Config& config, const std::string& symbol);

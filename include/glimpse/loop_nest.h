@@ -8,6 +8,11 @@
 // the way a TVM schedule splits, reorders, vectorises and parallelises; emitters (C++ today, CUDA
 // later) lower the result to source, and feature extractors walk the same tree.
 //
+// A nest may also have a `prepare` body: work on constant inputs (a model's weights) that a
+// deployment does once, ahead of time — re-laying a weight out for the schedule — whose results
+// (kPrepared tensors) the main body then reads. Keeping it apart lets a runner exclude it from the
+// timed call, the way an inference compiler transforms weights at compile time.
+//
 // Nothing here knows about C++ or any other target language.
 #pragma once
 
@@ -25,6 +30,9 @@ enum class TensorRole : uint8_t {
   kInput,   // read-only, passed to the kernel (inputs[input_index])
   kOutput,  // the single output the kernel writes
   kTemp,    // scratch owned by the kernel: a packed or padded copy, a local accumulator
+  // Written by LoopNest::prepare from constant inputs, read-only in LoopNest::body (a weight
+  // packed into the schedule's blocked layout). All kPrepared tensors share one buffer.
+  kPrepared,
 };
 
 struct TensorDecl {
@@ -37,6 +45,9 @@ struct TensorDecl {
   // kTemp: the loop whose body owns the temporary (it lives for one iteration of that loop, so a
   // temporary under a parallel loop is private to each thread); empty: the whole kernel.
   std::string scope_loop;
+  // kInput: a constant of the model (a weight, a bias) rather than an activation; only constant
+  // inputs may be read by LoopNest::prepare.
+  bool constant = false;
 
   TensorDecl() = default;
   TensorDecl(std::string name, std::vector<int64_t> shape, std::string layout, DType dtype,
@@ -120,24 +131,40 @@ struct LoopNest {
   std::string name;                 // e.g. "dense"
   std::vector<TensorDecl> tensors;  // inputs (in input_index order), the output, temporaries
   std::vector<Node> body;
+  // Run once per set of constant inputs, before any run of `body`: reads constant inputs only,
+  // writes kPrepared tensors only. Empty for most nests. Loop names are unique across both bodies.
+  std::vector<Node> prepare;
 
   int AddTensor(TensorDecl tensor);  // returns its index
   int TensorIndex(const std::string& name) const;  // throws Error when unknown
   const TensorDecl& Output() const;                // throws Error when there is none
-  // The loop named `name` (throws Error naming the known loops when absent).
+  // The loop named `name`, in `body` or `prepare` (throws Error naming the known loops when
+  // absent).
   Loop& FindLoop(const std::string& name);
   const Loop& FindLoop(const std::string& name) const;
   bool HasLoop(const std::string& name) const;
-  // Loop names from the outermost down along every path, in pre-order.
+  // Loop names from the outermost down along every path, in pre-order: `body`, then `prepare`.
   std::vector<std::string> LoopNames() const;
+  bool HasPrepare() const;  // some tensor is kPrepared
+
+  // Floats of the prepared buffer and each kPrepared tensor's offset in it (in declaration order,
+  // each rounded up to 16 floats so that every tensor starts 64-byte aligned).
+  int64_t PreparedFloats() const;
+  int64_t PreparedOffset(int tensor) const;
+  // 1 + the largest input_index: the number of inputs the kernel is given, before the prepared
+  // buffer.
+  int NumInputs() const;
 
   // Structural checks: unique loop names, every variable used inside its loop, every access of
   // the right rank, every unguarded access in bounds (checked on the extreme corners, exact for
-  // affine expressions with the loop ranges). Throws Error describing the first problem.
+  // affine expressions with the loop ranges); `body` writes only the output and temporaries,
+  // `prepare` reads only constant inputs (and prepared tensors) and writes only prepared ones.
+  // Throws Error describing the first problem.
   void Validate() const;
 };
 
-// ---- Schedule transformations. Each throws Error on misuse (unknown loop, wrong factors).
+// ---- Schedule transformations, on loops of `body` or `prepare`. Each throws Error on misuse
+// (unknown loop, wrong factors).
 
 // Splits loop `name` into loops `names[i]` of extents `factors[i]` (outermost first; their
 // product must equal the extent), nested in place of the old loop, and rewrites every access in

@@ -131,6 +131,12 @@ Node* FindNode(std::vector<Node>& nodes, const std::string& name) {
   return nullptr;
 }
 
+// The loop node named `name` in the nest's main body or its prepare body.
+Node* FindNodeInNest(LoopNest& nest, const std::string& name) {
+  if (Node* node = FindNode(nest.body, name)) return node;
+  return FindNode(nest.prepare, name);
+}
+
 void SubstituteAccess(Access& access, const std::string& loop, const AffineExpr& replacement) {
   for (AffineExpr& e : access.index) e = e.Substitute(loop, replacement);
 }
@@ -158,7 +164,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }  // namespace
 
 Loop& LoopNest::FindLoop(const std::string& loop_name) {
-  Node* node = FindNode(body, loop_name);
+  Node* node = FindNodeInNest(*this, loop_name);
   if (node == nullptr) {
     throw Error("loop nest '" + name + "' has no loop '" + loop_name + "'; loops: " +
                 JoinNames(LoopNames()));
@@ -171,15 +177,46 @@ const Loop& LoopNest::FindLoop(const std::string& loop_name) const {
 }
 
 bool LoopNest::HasLoop(const std::string& loop_name) const {
-  return FindNode(const_cast<std::vector<Node>&>(body), loop_name) != nullptr;
+  return FindNodeInNest(const_cast<LoopNest&>(*this), loop_name) != nullptr;
+}
+
+bool LoopNest::HasPrepare() const {
+  for (const TensorDecl& t : tensors) {
+    if (t.role == TensorRole::kPrepared) return true;
+  }
+  return false;
+}
+
+int64_t LoopNest::PreparedOffset(int tensor) const {
+  int64_t offset = 0;
+  for (int i = 0; i < static_cast<int>(tensors.size()); ++i) {
+    if (tensors[i].role != TensorRole::kPrepared) continue;
+    if (i == tensor) return offset;
+    offset += (tensors[i].NumElements() + 15) / 16 * 16;
+  }
+  if (tensor >= 0) throw Error("loop nest '" + name + "': tensor " + std::to_string(tensor) +
+                               " is not a prepared tensor");
+  return offset;
+}
+
+int64_t LoopNest::PreparedFloats() const { return PreparedOffset(-1); }
+
+int LoopNest::NumInputs() const {
+  int count = 0;
+  for (const TensorDecl& t : tensors) {
+    if (t.role == TensorRole::kInput) count = std::max(count, t.input_index + 1);
+  }
+  return count;
 }
 
 std::vector<std::string> LoopNest::LoopNames() const {
   std::vector<std::string> names;
   std::vector<const Loop*> stack;
-  Walk(body, stack, [&](const Node& node, const std::vector<const Loop*>&) {
-    if (node.is_loop) names.push_back(node.loop.name);
-  });
+  for (const auto* nodes : {&body, &prepare}) {
+    Walk(*nodes, stack, [&](const Node& node, const std::vector<const Loop*>&) {
+      if (node.is_loop) names.push_back(node.loop.name);
+    });
+  }
   return names;
 }
 
@@ -216,18 +253,45 @@ void LoopNest::Validate() const {
       }
     }
   };
-  std::vector<const Loop*> stack;
-  Walk(body, stack, [&](const Node& node, const std::vector<const Loop*>& loops) {
-    if (node.is_loop) {
-      if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
-      return;
+  // What each body may read and write (see LoopNest::prepare).
+  auto check_roles = [&](const Stmt& s, bool in_prepare) {
+    auto role_error = [&](const Access& access, const char* what) {
+      throw Error("loop nest '" + name + "': " + (in_prepare ? "prepare" : "body") + " " + what +
+                  " " + tensors[access.tensor].name);
+    };
+    const TensorDecl& dst = tensors[s.dst.tensor];
+    if (in_prepare ? dst.role != TensorRole::kPrepared
+                   : dst.role != TensorRole::kOutput && dst.role != TensorRole::kTemp) {
+      role_error(s.dst, "writes");
     }
-    const Stmt& s = node.stmt;
-    check(s.dst, loops, false);
-    if (s.kind != StmtKind::kZero) check(s.a, loops, true);
-    if (s.kind == StmtKind::kMultiplyAdd) check(s.b, loops, true);
-    if (s.bias) check(*s.bias, loops, true);
-  });
+    if (!in_prepare) return;
+    std::vector<const Access*> reads;
+    if (s.kind != StmtKind::kZero) reads.push_back(&s.a);
+    if (s.kind == StmtKind::kMultiplyAdd) reads.push_back(&s.b);
+    if (s.bias) reads.push_back(&*s.bias);
+    for (const Access* read : reads) {
+      const TensorDecl& t = tensors[read->tensor];
+      bool allowed = (t.role == TensorRole::kInput && t.constant) ||
+                     t.role == TensorRole::kPrepared;
+      if (!allowed) role_error(*read, "reads the non-constant tensor");
+    }
+  };
+  std::vector<const Loop*> stack;
+  for (bool in_prepare : {false, true}) {
+    Walk(in_prepare ? prepare : body, stack,
+         [&](const Node& node, const std::vector<const Loop*>& loops) {
+           if (node.is_loop) {
+             if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
+             return;
+           }
+           const Stmt& s = node.stmt;
+           check(s.dst, loops, false);
+           if (s.kind != StmtKind::kZero) check(s.a, loops, true);
+           if (s.kind == StmtKind::kMultiplyAdd) check(s.b, loops, true);
+           if (s.bias) check(*s.bias, loops, true);
+           check_roles(s, in_prepare);
+         });
+  }
 }
 
 void SplitLoop(LoopNest& nest, const std::string& name, const std::vector<int64_t>& factors,
@@ -235,7 +299,7 @@ void SplitLoop(LoopNest& nest, const std::string& name, const std::vector<int64_
   if (factors.empty() || factors.size() != names.size()) {
     throw Error("split of loop " + name + ": need as many names as factors");
   }
-  Node* node = FindNode(nest.body, name);
+  Node* node = FindNodeInNest(nest, name);
   if (node == nullptr) nest.FindLoop(name);  // throws the error listing the loops
   int64_t product = 1;
   for (int64_t f : factors) product *= f;
@@ -272,7 +336,7 @@ void ReorderLoops(LoopNest& nest, const std::vector<std::string>& order) {
   Node* top = nullptr;
   for (const std::string& loop : nest.LoopNames()) {
     if (wanted.count(loop)) {
-      top = FindNode(nest.body, loop);
+      top = FindNodeInNest(nest, loop);
       break;
     }
   }
@@ -362,11 +426,18 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
 std::string NestToString(const LoopNest& nest) {
   std::ostringstream out;
   for (const TensorDecl& t : nest.tensors) {
+    if (t.role == TensorRole::kPrepared) {
+      out << "prepared " << t.name << "[" << t.NumElements() << "]\n";
+    }
     if (t.role != TensorRole::kTemp) continue;
     out << "temp " << t.name << "[" << t.NumElements() << "]"
         << (t.scope_loop.empty() ? "" : " in " + t.scope_loop) << "\n";
   }
   Dump(nest, nest.body, 0, out);
+  if (!nest.prepare.empty()) {
+    out << "prepare:\n";
+    Dump(nest, nest.prepare, 1, out);
+  }
   return out.str();
 }
 

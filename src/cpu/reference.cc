@@ -41,8 +41,57 @@ ReferenceResult ComputeReference(const CpuOp& op, const std::vector<std::vector<
     }
     return result;
   }
-  if (!std::holds_alternative<Conv2dShape>(op)) {
-    throw Error("no reference implementation for operator '" + CpuOpName(op) + "' yet");
+  if (const auto* bm = std::get_if<BatchMatmulShape>(&op)) {
+    const std::vector<float>& a = inputs[0];
+    const std::vector<float>& b = inputs[1];
+    for (int64_t batch = 0; batch < bm->b; ++batch) {
+      for (int64_t m = 0; m < bm->m; ++m) {
+        for (int64_t n = 0; n < bm->n; ++n) {
+          double sum = 0, mag = 0;
+          for (int64_t k = 0; k < bm->k; ++k) {
+            double term = double(a[(batch * bm->m + m) * bm->k + k]) *
+                          double(b[(batch * bm->n + n) * bm->k + k]);
+            sum += term;
+            mag += std::fabs(term);
+          }
+          size_t i = (batch * bm->m + m) * bm->n + n;
+          result.output[i] = sum;
+          result.magnitude[i] = mag;
+          Epilogue(result, i, bm->bias ? inputs[2][n] : 0.0, bm->relu);
+        }
+      }
+    }
+    return result;
+  }
+  if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
+    const std::vector<float>& in = inputs[0];
+    const std::vector<float>& w = inputs[1];
+    const int64_t oh_count = d->OutH(), ow_count = d->OutW();
+    for (int64_t n = 0; n < d->n; ++n) {
+      for (int64_t ch = 0; ch < d->c; ++ch) {
+        for (int64_t oh = 0; oh < oh_count; ++oh) {
+          for (int64_t ow = 0; ow < ow_count; ++ow) {
+            double sum = 0, mag = 0;
+            for (int64_t r = 0; r < d->r; ++r) {
+              for (int64_t s = 0; s < d->s; ++s) {
+                int64_t ih = oh * d->stride + r * d->dilation - d->pad;
+                int64_t iw = ow * d->stride + s * d->dilation - d->pad;
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                double term = double(in[((n * d->c + ch) * d->h + ih) * d->w + iw]) *
+                              double(w[(ch * d->r + r) * d->s + s]);
+                sum += term;
+                mag += std::fabs(term);
+              }
+            }
+            size_t i = ((n * d->c + ch) * oh_count + oh) * ow_count + ow;
+            result.output[i] = sum;
+            result.magnitude[i] = mag;
+            Epilogue(result, i, d->bias ? inputs[2][ch] : 0.0, d->relu);
+          }
+        }
+      }
+    }
+    return result;
   }
   const auto& c = std::get<Conv2dShape>(op);
   const std::vector<float>& in = inputs[0];

@@ -1,7 +1,8 @@
-// The conv2d NCHW template: out[n,k,oh,ow] = Σ_{c,r,s} in[n,c,ih,iw] · w[k,c,r,s] (+ bias[k])
-// (then ReLU), ih = oh·stride + r·dilation − pad, iw = ow·stride + s·dilation − pad.
+// The conv2d template: out[n,k,oh,ow] = Σ_{c,r,s} in[n,c,ih,iw] · w[k,c,r,s] (+ bias[k]) (then
+// ReLU), ih = oh·stride + r·dilation − pad, iw = ow·stride + s·dilation − pad. The kernel's inputs
+// and output are NCHW / KCRS whatever the `layout` knob says; it picks how the kernel computes.
 //
-// Schedule (register/cache tiling over output channels and the output plane, as AutoTVM's x86
+// layout NCHW (register/cache tiling over output channels and the output plane, as AutoTVM's x86
 // NCHW templates tile k / oh / ow and vectorise ow):
 //   [padding == "copy": P[N][C][H+2p][W+2p] = zero-padded input, parallel over c]
 //   for n, k0, oh0, ow0                     outer tiles; `parallel` picks k0, oh0 or both
@@ -11,6 +12,21 @@
 //       acc += in · w                       (guarded loads when padding == "guard")
 //     out = acc (+ bias) (ReLU)
 // ow2 is vectorised with `vectorize`, k2 unrolled with `unroll`.
+//
+// layout NCHWc (channel blocks, as AutoTVM's x86 conv2d_NCHWc: the output-channel block is the
+// vector, a row of output columns × the block is a register tile). Blocks come from the same
+// splits: oc_block = k2 (tile_k_2), ic_block = c1 (tile_c_1).
+//   prepare (untimed, once per weight):  Wp[K/k2][C/c1][R][S][c1][k2] = w   (OIHW[c1]i[k2]o)
+//   Ip[N][C/c1][H(+2p)][W(+2p)][c1] = in    activation packing, zero-padded when padding == copy;
+//                                           timed, parallel over (c0, row)
+//   for n, k0, oh0, ow0                     outer tiles; `parallel` as for NCHW
+//     [for k1]                              unless k1 is last in `order`
+//     for oh1, ow1
+//       acc[(k1)][ow2][k2]                  register tile: k1 when last in `order`, ow2 unrolled,
+//       acc = 0                             k2 the vector (with `vectorize`)
+//       for <order of c0 c1 r s>            s unrolled with `unroll` (AutoTVM's unroll_kw)
+//         for (k1), ow2, k2: acc += Ip[n][c0][ih][iw][c1] · Wp[k0·k1 + k1][c0][r][s][c1][k2]
+//       out (NCHW) = acc (+ bias) (ReLU)    the unpacking store
 #include <string>
 
 #include "cpu/template_util.h"
@@ -20,10 +36,16 @@ namespace glimpse::cpu {
 
 namespace {
 constexpr int64_t kMaxAccumulator = 8192;  // floats: 32 KiB of stack per thread
+// floats of the NCHWc register tile: 32 AVX-512 or 64 AVX2 registers' worth, beyond which it
+// spills anyway and the unrolled body only costs compile time.
+constexpr int64_t kMaxRegisterTile = 512;
+
+LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config);
 }  // namespace
 
 ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   ConfigSpace space;
+  space.AddKnob(Knob::Categorical("layout", {std::string("NCHW"), std::string("NCHWc")}));
   space.AddKnob(Knob::Split("tile_k", shape.k, 3));
   space.AddKnob(Knob::Split("tile_oh", shape.OutH(), 2));
   space.AddKnob(Knob::Split("tile_ow", shape.OutW(), 3));
@@ -36,12 +58,17 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   if (shape.pad > 0) {
     space.AddKnob(Knob::Categorical("padding", {std::string("guard"), std::string("copy")}));
   }
-  space.AddRestriction("tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * tile_ow_2 <= " +
-                       std::to_string(kMaxAccumulator));
+  space.AddRestriction("layout == 'NCHWc' or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
+                       "tile_ow_2 <= " + std::to_string(kMaxAccumulator));
+  // order_4 == 4: k1 is the last of the order, so a dimension of the register tile.
+  space.AddRestriction("layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " +
+                       std::to_string(kMaxRegisterTile) + " and (order_4 != 4 or tile_k_1 * "
+                       "tile_ow_2 * tile_k_2 <= " + std::to_string(kMaxRegisterTile) + ")");
   return space;
 }
 
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
+  if (config.Text("layout") == "NCHWc") return MakeConv2dBlockedNest(shape, config);
   std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
                        tow = config.List("tile_ow"), tc = config.List("tile_c");
   const int64_t k_tile = tk[1] * tk[2], oh_tile = toh[1], ow_tile = tow[1] * tow[2];
@@ -59,9 +86,11 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
                            TensorRole::kInput, 0});
   int w = nest.AddTensor({"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32,
                           TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
+    nest.tensors[bias].constant = true;
   }
   int out = nest.AddTensor({"O", {shape.n, shape.k, shape.OutH(), shape.OutW()}, "NCHW",
                             DType::kFloat32, TensorRole::kOutput});
@@ -150,5 +179,147 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   if (parallel == "oh" || parallel == "k_oh") SetLoopKind(nest, "oh0", LoopKind::kParallel);
   return nest;
 }
+
+namespace {
+
+LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config) {
+  std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
+                       tow = config.List("tile_ow"), tc = config.List("tile_c");
+  // The order knob permutes c0 c1 r s k1 (positions 0..4); k1 last puts it in the register tile.
+  const std::vector<int64_t> order_knob = config.List("order");
+  const bool k1_in_tile = order_knob.back() == 4;
+  const int64_t k_block = tk[2], c_block = tc[1], k1_tile = k1_in_tile ? tk[1] : 1;
+  const int64_t ow_tile = tow[1] * tow[2];
+  if (tow[2] * k_block * k1_tile > kMaxRegisterTile) {
+    throw Error("conv2d NCHWc: register tile of " + std::to_string(tow[2] * k_block * k1_tile) +
+                " floats");
+  }
+  const bool copy_pad = config.Has("padding") && config.Text("padding") == "copy";
+  const int64_t pad_in_copy = copy_pad ? shape.pad : 0;
+  const int64_t hp = shape.h + 2 * pad_in_copy, wp = shape.w + 2 * pad_in_copy;
+  using E = AffineExpr;
+
+  LoopNest nest;
+  nest.name = "conv2d_nchwc";
+  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
+                           TensorRole::kInput, 0});
+  int w = nest.AddTensor({"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32,
+                          TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
+  int bias = -1;
+  if (shape.bias) {
+    bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
+    nest.tensors[bias].constant = true;
+  }
+  int out = nest.AddTensor({"O", {shape.n, shape.k, shape.OutH(), shape.OutW()}, "NCHW",
+                            DType::kFloat32, TensorRole::kOutput});
+  int wpk = nest.AddTensor({"Wp", {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
+                            "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
+                            DType::kFloat32, TensorRole::kPrepared});
+  int ip = nest.AddTensor({"Ip", {shape.n, tc[0], hp, wp, c_block},
+                           "NCHW" + std::to_string(c_block) + "c", DType::kFloat32,
+                           TensorRole::kTemp});
+  int acc = nest.AddTensor({"acc", {k1_tile, tow[2], k_block}, "K1,OW2,K2", DType::kFloat32,
+                            TensorRole::kTemp, -1, "ow1"});
+
+  // Prepare: the weight in the blocked layout, once.
+  {
+    Stmt copy{StmtKind::kCopy,
+              {wpk, {E::Var("qk0"), E::Var("qc0"), E::Var("qr"), E::Var("qs"), E::Var("qc1"),
+                     E::Var("qk2")}},
+              {w, {E::Var("qk0", k_block) + E::Var("qk2"), E::Var("qc0", c_block) + E::Var("qc1"),
+                   E::Var("qr"), E::Var("qs")}}};
+    Node node = Node::MakeStmt(copy);
+    for (const auto& [name, extent] : std::vector<std::pair<std::string, int64_t>>{
+             {"qk2", k_block}, {"qc1", c_block}, {"qs", shape.s}, {"qr", shape.r},
+             {"qc0", tc[0]}}) {
+      node = Node::MakeLoop({name, extent}, {std::move(node)});
+    }
+    nest.prepare.push_back(
+        Node::MakeLoop({"qk0", shape.k / k_block, LoopKind::kParallel}, {std::move(node)}));
+  }
+
+  // The activation in the blocked layout (zero-padded with padding == copy), every call.
+  {
+    Stmt copy{StmtKind::kCopy,
+              {ip, {E::Var("pn"), E::Var("pc0"), E::Var("ph"), E::Var("pw"), E::Var("pc1")}},
+              {in,
+               {E::Var("pn"), E::Var("pc0", c_block) + E::Var("pc1"),
+                E::Var("ph") + E::Const(-pad_in_copy), E::Var("pw") + E::Const(-pad_in_copy)},
+               /*zero_outside=*/pad_in_copy > 0}};
+    nest.body.push_back(Node::MakeLoop(
+        {"pn", shape.n},
+        {Node::MakeLoop(
+            {"pc0", tc[0], LoopKind::kParallel},
+            {Node::MakeLoop(
+                {"ph", hp, LoopKind::kParallel},
+                {Node::MakeLoop({"pw", wp}, {Node::MakeLoop({"pc1", c_block},
+                                                            {Node::MakeStmt(copy)})})})})}));
+  }
+
+  // Output position of the register tile element (k1, ow2, k2) and the input it reads.
+  E k1_var = k1_in_tile ? E::Var("k1") : E::Var("k1o");
+  E oh = E::Var("oh0", toh[1]) + E::Var("oh1");
+  E ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2");
+  E ih = oh * shape.stride + E::Var("r", shape.dilation) + E::Const(pad_in_copy - shape.pad);
+  E iw = ow * shape.stride + E::Var("s", shape.dilation) + E::Const(pad_in_copy - shape.pad);
+
+  Stmt mac{StmtKind::kMultiplyAdd};
+  mac.dst = {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}};
+  mac.a = {ip, {E::Var("n"), E::Var("c0"), ih, iw, E::Var("c1")}, !copy_pad && shape.pad > 0};
+  mac.b = {wpk, {E::Var("k0", tk[1]) + k1_var, E::Var("c0"), E::Var("r"), E::Var("s"),
+                 E::Var("c1"), E::Var("k2")}};
+  Node compute = Node::MakeLoop(
+      {"ow2", tow[2], LoopKind::kUnrolled},
+      {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
+  if (k1_in_tile) compute = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {compute});
+  const std::vector<std::string> reduction_names = {"c0", "c1", "r", "s"};
+  const std::vector<int64_t> reduction_extents = {tc[0], c_block, shape.r, shape.s};
+  for (auto it = order_knob.rbegin(); it != order_knob.rend(); ++it) {
+    if (*it == 4) continue;  // k1
+    compute = Node::MakeLoop({reduction_names.at(*it), reduction_extents.at(*it)}, {compute});
+  }
+
+  Stmt zero{StmtKind::kZero, {acc, {E::Var("zk1"), E::Var("zw"), E::Var("zk2")}}};
+  Node zero_nest = Node::MakeLoop(
+      {"zk1", k1_tile, LoopKind::kUnrolled},
+      {Node::MakeLoop({"zw", tow[2], LoopKind::kUnrolled},
+                      {Node::MakeLoop({"zk2", k_block}, {Node::MakeStmt(zero)})})});
+
+  E k_out = (E::Var("k0", tk[1]) + (k1_in_tile ? E::Var("wk1") : E::Var("k1o"))) * k_block +
+            E::Var("wk2");
+  Stmt store{StmtKind::kCopy,
+             {out, {E::Var("n"), k_out, oh,
+                    E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
+             {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}}};
+  if (bias >= 0) store.bias = Access{bias, {k_out}};
+  store.relu = shape.relu;
+  Node store_nest = Node::MakeLoop(
+      {"wk1", k1_tile, LoopKind::kUnrolled},
+      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
+                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
+
+  Node tile = Node::MakeLoop(
+      {"oh1", toh[1]},
+      {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, compute, store_nest})});
+  if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
+  nest.body.push_back(Node::MakeLoop(
+      {"n", shape.n},
+      {Node::MakeLoop(
+          {"k0", tk[0]},
+          {Node::MakeLoop({"oh0", toh[0]},
+                          {Node::MakeLoop({"ow0", tow[0]}, {std::move(tile)})})})}));
+
+  if (config.Int("vectorize") != 0) {
+    for (const char* name : {"k2", "zk2", "wk2"}) SetLoopKind(nest, name, LoopKind::kVectorized);
+  }
+  if (config.Int("unroll") != 0) SetLoopKind(nest, "s", LoopKind::kUnrolled);
+  const std::string parallel = config.Text("parallel");
+  if (parallel == "k" || parallel == "k_oh") SetLoopKind(nest, "k0", LoopKind::kParallel);
+  if (parallel == "oh" || parallel == "k_oh") SetLoopKind(nest, "oh0", LoopKind::kParallel);
+  return nest;
+}
+
+}  // namespace
 
 }  // namespace glimpse::cpu

@@ -1,7 +1,9 @@
-// The dense template: C[M,N] = A[M,K] · B[N,K]ᵀ (+ bias[N]) (then ReLU).
+// The dense template: C[M,N] = A[M,K] · B[N,K]ᵀ (+ bias[N]) (then ReLU), and the matmul nest it
+// shares with batch_matmul (template_batch_matmul.cc), which adds an outer batch loop b.
 //
 // Schedule (an x86 register/cache tiling in the spirit of AutoTVM's dense_pack):
-//   [pack_b: Bp[N/n2][K][n2] = B, parallel over the first loop]
+//   [pack_b: Bp[(B)][N/n2][K][n2] = B, parallel over the first loop(s)]
+//   [for b]                           batch_matmul only
 //   for m0, n0                        outer tiles; `parallel` picks m0, n0 or both (collapsed)
 //     acc[m1·m2][n1·n2]               per-tile accumulator on the stack, private to a thread
 //     acc = 0
@@ -22,15 +24,15 @@ namespace {
 constexpr int64_t kMaxAccumulator = 4096;  // floats: 16 KiB of stack per thread
 }  // namespace
 
-ConfigSpace MakeDenseSpace(const DenseShape& shape) {
+ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel) {
   ConfigSpace space;
-  space.AddKnob(Knob::Split("tile_m", shape.m, 3));
-  space.AddKnob(Knob::Split("tile_n", shape.n, 3));
-  space.AddKnob(Knob::Split("tile_k", shape.k, 2));
+  space.AddKnob(Knob::Split("tile_m", dims.m, 3));
+  space.AddKnob(Knob::Split("tile_n", dims.n, 3));
+  space.AddKnob(Knob::Split("tile_k", dims.k, 2));
   space.AddKnob(Knob::Categorical("inner_axis", {std::string("n"), std::string("k")}));
   space.AddKnob(Knob::Permutation("order", 5));
-  space.AddKnob(Knob::Categorical("parallel", {std::string("m"), std::string("n"),
-                                               std::string("mn"), std::string("none")}));
+  std::vector<KnobValue> parallel_values(parallel.begin(), parallel.end());
+  space.AddKnob(Knob::Categorical("parallel", parallel_values));
   space.AddKnob(Knob::Ordered("vectorize", {int64_t{0}, int64_t{1}}));
   space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{1}}));
   space.AddKnob(Knob::Ordered("pack_b", {int64_t{0}, int64_t{1}}));
@@ -39,39 +41,64 @@ ConfigSpace MakeDenseSpace(const DenseShape& shape) {
   return space;
 }
 
-LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
+ConfigSpace MakeDenseSpace(const DenseShape& shape) {
+  return MakeMatmulSpace({"dense", 0, shape.m, shape.n, shape.k, shape.bias, shape.relu},
+                         {"m", "n", "mn", "none"});
+}
+
+LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   std::vector<int64_t> tm = config.List("tile_m"), tn = config.List("tile_n"),
                        tk = config.List("tile_k");
   const int64_t m_tile = tm[1] * tm[2], n_tile = tn[1] * tn[2];
   if (m_tile * n_tile > kMaxAccumulator) {
-    throw Error("dense: accumulator tile of " + std::to_string(m_tile * n_tile) + " floats");
+    throw Error(dims.name + ": accumulator tile of " + std::to_string(m_tile * n_tile) +
+                " floats");
   }
   const bool pack = config.Int("pack_b") != 0;
   const bool vectorize = config.Int("vectorize") != 0;
+  const bool batched = dims.batch > 0;
   using E = AffineExpr;
+  // The batch index for a tensor with a leading batch dimension (nothing for dense).
+  auto with_batch = [&](const std::string& loop, std::vector<E> index) {
+    if (batched) index.insert(index.begin(), E::Var(loop));
+    return index;
+  };
+  auto batch_shape = [&](std::vector<int64_t> shape) {
+    if (batched) shape.insert(shape.begin(), dims.batch);
+    return shape;
+  };
 
   LoopNest nest;
-  nest.name = "dense";
-  int a = nest.AddTensor({"A", {shape.m, shape.k}, "MK", DType::kFloat32, TensorRole::kInput, 0});
-  int b = nest.AddTensor({"B", {shape.n, shape.k}, "NK", DType::kFloat32, TensorRole::kInput, 1});
+  nest.name = dims.name;
+  int a = nest.AddTensor({"A", batch_shape({dims.m, dims.k}), batched ? "BMK" : "MK",
+                          DType::kFloat32, TensorRole::kInput, 0});
+  int b = nest.AddTensor({"B", batch_shape({dims.n, dims.k}), batched ? "BNK" : "NK",
+                          DType::kFloat32, TensorRole::kInput, 1});
+  nest.tensors[b].constant = !batched;  // dense's B is a weight; batch_matmul's an activation
   int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.n}, "N", DType::kFloat32, TensorRole::kInput, 2});
+  if (dims.bias) {
+    bias = nest.AddTensor({"bias", {dims.n}, "N", DType::kFloat32, TensorRole::kInput, 2});
+    nest.tensors[bias].constant = true;
   }
-  int c = nest.AddTensor({"C", {shape.m, shape.n}, "MN", DType::kFloat32, TensorRole::kOutput});
+  int c = nest.AddTensor({"C", batch_shape({dims.m, dims.n}), batched ? "BMN" : "MN",
+                          DType::kFloat32, TensorRole::kOutput});
   int acc = nest.AddTensor(
       {"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
 
   if (pack) {
-    int bp = nest.AddTensor({"Bp", {shape.n / tn[2], shape.k, tn[2]}, "N/n2,K,n2",
+    int bp = nest.AddTensor({"Bp", batch_shape({dims.n / tn[2], dims.k, tn[2]}), "N/n2,K,n2",
                              DType::kFloat32, TensorRole::kTemp});
     Stmt copy{StmtKind::kCopy,
-              {bp, {E::Var("pj"), E::Var("pk"), E::Var("pv")}},
-              {b, {E::Var("pj", tn[2]) + E::Var("pv"), E::Var("pk")}}};
-    nest.body.push_back(Node::MakeLoop(
-        {"pj", shape.n / tn[2], LoopKind::kParallel},
-        {Node::MakeLoop({"pk", shape.k},
-                        {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})}));
+              {bp, with_batch("pb", {E::Var("pj"), E::Var("pk"), E::Var("pv")})},
+              {b, with_batch("pb", {E::Var("pj", tn[2]) + E::Var("pv"), E::Var("pk")})}};
+    Node pack_nest = Node::MakeLoop(
+        {"pj", dims.n / tn[2], LoopKind::kParallel},
+        {Node::MakeLoop({"pk", dims.k},
+                        {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})});
+    if (batched) {
+      pack_nest = Node::MakeLoop({"pb", dims.batch, LoopKind::kParallel}, {std::move(pack_nest)});
+    }
+    nest.body.push_back(std::move(pack_nest));
   }
 
   // Row and column of the output element an accumulator position stands for.
@@ -84,29 +111,30 @@ LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
 
   Stmt mac{StmtKind::kMultiplyAdd};
   mac.dst = {acc, {E::Var("mi"), E::Var("n1", tn[2]) + E::Var("n2")}};
-  mac.a = {a, {row(E::Var("mi")), E::Var("k")}};
+  mac.a = {a, with_batch("b", {row(E::Var("mi")), E::Var("k")})};
   if (pack) {
-    mac.b = {nest.TensorIndex("Bp"), {E::Var("n0", tn[1]) + E::Var("n1"), E::Var("k"),
-                                      E::Var("n2")}};
+    mac.b = {nest.TensorIndex("Bp"),
+             with_batch("b", {E::Var("n0", tn[1]) + E::Var("n1"), E::Var("k"), E::Var("n2")})};
   } else {
-    mac.b = {b, {col(E::Var("n1", tn[2]) + E::Var("n2")), E::Var("k")}};
+    mac.b = {b, with_batch("b", {col(E::Var("n1", tn[2]) + E::Var("n2")), E::Var("k")})};
   }
   Node compute = Node::MakeLoop(
-      {"k", shape.k},
+      {"k", dims.k},
       {Node::MakeLoop({"mi", m_tile},
                       {Node::MakeLoop({"n1", tn[1]},
                                       {Node::MakeLoop({"n2", tn[2]}, {Node::MakeStmt(mac)})})})});
 
-  Stmt store{StmtKind::kCopy, {c, {row(E::Var("wm")), col(E::Var("wn"))}},
+  Stmt store{StmtKind::kCopy, {c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
              {acc, {E::Var("wm"), E::Var("wn")}}};
   if (bias >= 0) store.bias = Access{bias, {col(E::Var("wn"))}};
-  store.relu = shape.relu;
+  store.relu = dims.relu;
   Node store_nest = Node::MakeLoop(
       {"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
 
-  nest.body.push_back(Node::MakeLoop(
-      {"m0", tm[0]},
-      {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})}));
+  Node tiles = Node::MakeLoop(
+      {"m0", tm[0]}, {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})});
+  if (batched) tiles = Node::MakeLoop({"b", dims.batch}, {std::move(tiles)});
+  nest.body.push_back(std::move(tiles));
 
   SplitLoop(nest, "k", tk, {"k0", "k1"});
   SplitLoop(nest, "mi", {tm[1], tm[2]}, {"m1", "m2"});
@@ -127,10 +155,20 @@ LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
     SetLoopKind(nest, "wn", LoopKind::kVectorized);
   }
   if (config.Int("unroll") != 0) SetLoopKind(nest, order[order.size() - 2], LoopKind::kUnrolled);
+  // "b", "m", "n", "mn" (dense), "bm" (batch_matmul): the named outer loops run in parallel;
+  // two directly nested parallel loops are collapsed by the emitter.
   const std::string parallel = config.Text("parallel");
-  if (parallel == "m" || parallel == "mn") SetLoopKind(nest, "m0", LoopKind::kParallel);
-  if (parallel == "n" || parallel == "mn") SetLoopKind(nest, "n0", LoopKind::kParallel);
+  auto parallel_over = [&](char axis) {
+    return parallel != "none" && parallel.find(axis) != std::string::npos;
+  };
+  if (parallel_over('b')) SetLoopKind(nest, "b", LoopKind::kParallel);
+  if (parallel_over('m')) SetLoopKind(nest, "m0", LoopKind::kParallel);
+  if (parallel_over('n')) SetLoopKind(nest, "n0", LoopKind::kParallel);
   return nest;
+}
+
+LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
+  return MakeMatmulNest({"dense", 0, shape.m, shape.n, shape.k, shape.bias, shape.relu}, config);
 }
 
 }  // namespace glimpse::cpu

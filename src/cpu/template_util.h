@@ -1,4 +1,5 @@
-// Shared pieces of the CPU operator templates: reading a configuration by knob name.
+// Shared pieces of the CPU operator templates: reading a configuration by knob name, and the
+// per-operator entry points templates.cc dispatches to.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,25 @@ inline int64_t Product(const std::vector<int64_t>& factors) {
   return p;
 }
 
+// A (batched) matrix product C[(b),m,n] = A[(b),m,k] · B[(b),n,k]ᵀ, shared by dense (batch 0: no
+// batch dimension) and batch_matmul.
+struct MatmulDims {
+  std::string name;  // the nest's name: "dense", "batch_matmul"
+  int64_t batch = 0, m = 1, n = 1, k = 1;
+  bool bias = false, relu = false;
+};
+// `parallel`: the values of the parallel knob, each naming the loops it parallelises by letter
+// (b, m, n) or "none".
+ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel);
+LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config);
+
 ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
+ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape);
+LoopNest MakeBatchMatmulNest(const BatchMatmulShape& shape, const ConfigView& config);
 ConfigSpace MakeConv2dSpace(const Conv2dShape& shape);
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config);
+ConfigSpace MakeDepthwiseSpace(const DepthwiseConv2dShape& shape);
+LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& config);
 
 }  // namespace glimpse::cpu

@@ -48,6 +48,8 @@ std::string ConfigView::Text(const std::string& knob) const {
 ConfigSpace MakeCpuSpace(const CpuOp& op) {
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dSpace(*c);
+  if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) return cpu::MakeDepthwiseSpace(*d);
+  if (const auto* b = std::get_if<BatchMatmulShape>(&op)) return cpu::MakeBatchMatmulSpace(*b);
   throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
 }
 
@@ -55,6 +57,12 @@ LoopNest MakeCpuNest(const CpuOp& op, const ConfigSpace& space, const Config& co
   cpu::ConfigView view(space, config);
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseNest(*d, view);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dNest(*c, view);
+  if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
+    return cpu::MakeDepthwiseNest(*d, view);
+  }
+  if (const auto* b = std::get_if<BatchMatmulShape>(&op)) {
+    return cpu::MakeBatchMatmulNest(*b, view);
+  }
   throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
 }
 

@@ -85,11 +85,83 @@ TEST_F(CliErrorTest, NotADatabaseIsRefused) {
   EXPECT_NE(result.err.find(path), std::string::npos) << result.err;
 }
 
+TEST_F(CliErrorTest, ReplayNeedsASpace) {
+  ExpectError({"tune", "--budget", "5"}, "--space is required");
+  ExpectError({"tune", "--budget", "5"}, "--target cpu");
+}
+
+TEST_F(CliErrorTest, UnknownTargetListsTheKnownOnes) {
+  ExpectError({"tune", "--target", "gpu", "--op", "dense:M=1,N=2,K=3"},
+              "--target: unknown target 'gpu'; known: cpu, replay");
+}
+
+TEST_F(CliErrorTest, CpuFlagsNeedTargetCpu) {
+  ExpectError({"tune", "--model", "resnet18"}, "--model needs --target cpu");
+  ExpectError({"tune", "--op", "dense:M=1,N=2,K=3"}, "--op needs --target cpu");
+  ExpectError(TuneArgs({"--global-budget", "10"}), "--global-budget needs --target cpu");
+  ExpectError(TuneArgs({"--threads", "1"}), "--threads needs --target cpu");
+}
+
+TEST_F(CliErrorTest, ReplayFlagsAreRefusedWithTargetCpu) {
+  ExpectError({"tune", "--target", "cpu", "--op", "dense:M=1,N=2,K=3", "--space", "x.json"},
+              "--space applies to replayed spaces");
+  ExpectError({"tune", "--target", "cpu", "--op", "dense:M=1,N=2,K=3", "--noise"}, "--noise");
+}
+
+TEST_F(CliErrorTest, TargetCpuNeedsModelOrOp) {
+  ExpectError({"tune", "--target", "cpu"}, "--target cpu needs --model NAME (known: resnet18");
+  ExpectError({"tune", "--target", "cpu", "--model", "resnet18", "--op", "dense:M=1,N=2,K=3"},
+              "--model and --op exclude each other");
+}
+
+TEST_F(CliErrorTest, UnknownModelListsTheKnownOnes) {
+  ExpectError({"tune", "--target", "cpu", "--model", "resnet19"},
+              "--model: unknown model 'resnet19'; known: resnet18, resnet50, vgg16, alexnet, "
+              "mobilenet_v2");
+  CommandResult shown = RunGlimpse({"model", "show", "resnet19"});
+  EXPECT_EQ(shown.exit_code, 2);
+  EXPECT_EQ(shown.err,
+            "glimpse: error: unknown model 'resnet19'; known: resnet18, resnet50, vgg16, "
+            "alexnet, mobilenet_v2\n");
+}
+
+TEST_F(CliErrorTest, BadOpNamesTheFieldAndTheAcceptedOnes) {
+  ExpectError({"tune", "--target", "cpu", "--op", "dense:M=4,N=8"},
+              "--op 'dense:M=4,N=8': dense: missing field 'K'; required: M, N, K");
+  ExpectError({"tune", "--target", "cpu", "--op", "conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,strid=2"},
+              "unknown field 'strid'; accepted: N, C, H, W, K, R, S, stride, pad");
+  ExpectError({"tune", "--target", "cpu", "--op", "dense:M=4,N=x,K=2"},
+              "field 'N' has value 'x'; accepted: an integer");
+  ExpectError({"tune", "--target", "cpu", "--op", "gemm:M=4,N=4,K=4"},
+              "unknown operator 'gemm'; known:");
+}
+
+TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
+  const std::vector<std::string> model = {"tune", "--target", "cpu", "--model", "resnet18"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = model;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  ExpectError(with({"--budget", "5", "--global-budget", "100"}),
+              "--budget (per task) and --global-budget (shared by the tasks) exclude each other");
+  ExpectError(with({"--global-budget", "11"}),
+              "--global-budget (total measurements) must be at least the number of tasks (12)");
+  ExpectError(with({"--global-budget", "0"}), "--global-budget must be a positive number");
+  ExpectError(with({"--budget", "0"}), "--budget");
+  ExpectError(with({"--threads", "-1"}), "--threads must be 0");
+  ExpectError(with({"--run-timeout", "0"}), "--run-timeout must be a positive number");
+  ExpectError(with({"--build-jobs", "-2"}), "--build-jobs must be 0");
+  ExpectError(with({"--tuner", "xgbb"}), "unknown tuner 'xgbb'; known:");
+  ExpectError(with({"--tuner", "ga", "--tuner-option", "populaton=5"}), "populaton");
+}
+
 TEST_F(CliErrorTest, HelpWorksForEveryCommand) {
   for (std::vector<std::string> args :
        {std::vector<std::string>{"--help"}, {"tune", "--help"}, {"db", "--help"},
         {"db", "list", "--help"}, {"db", "best", "--help"}, {"db", "export", "--help"},
-        {"db", "import", "--help"}, {"space", "show", "--help"}}) {
+        {"db", "import", "--help"}, {"space", "show", "--help"}, {"model", "--help"},
+        {"model", "list", "--help"}, {"model", "show", "--help"}}) {
     CommandResult result = RunGlimpse(args);
     EXPECT_EQ(result.exit_code, 0) << args[0];
     EXPECT_NE(result.out.find("Usage"), std::string::npos) << result.out;

@@ -1,7 +1,10 @@
-// Generated kernels of both templates, compiled and checked against the reference in the worker.
+// Generated kernels of every template, compiled and checked against the reference in the worker,
+// and the worker's handling of the optional prepare step.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,26 +15,42 @@
 namespace glimpse {
 namespace {
 
+// A valid configuration of `space` whose knobs named in `fixed` take the given values (rejection
+// sampling; the fixed values must leave valid configurations).
+Config SampleWith(const ConfigSpace& space, Rng& rng, const std::map<std::string, Json>& fixed) {
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    Config config = *space.SampleValid(rng);
+    Json json = space.ConfigToJson(config);
+    bool match = true;
+    for (const auto& [knob, value] : fixed) match = match && json.at(knob) == value;
+    if (match) return config;
+  }
+  ADD_FAILURE() << "no configuration with the fixed knobs";
+  return *space.SampleValid(rng);
+}
+
 class KernelTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("glimpse-cpu-test"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  // Builds and runs `count` random configurations of `op` (plus `extra`); all must be ok.
+  // Builds and runs `count` random configurations of `op` (with the knobs in `fixed` held, plus
+  // the configurations in `extra`); all must be ok.
   void ExpectAllOk(const std::string& op, int count, uint64_t seed,
-                   const std::vector<Json>& extra = {}) {
+                   const std::vector<Json>& extra = {},
+                   const std::map<std::string, Json>& fixed = {}) {
     Task task = MakeCpuTask(ParseCpuOp(op));
     Rng rng(seed);
     std::vector<MeasureInput> inputs;
     for (const Json& config : extra) inputs.push_back({&task, task.space.ConfigFromJson(config)});
-    for (int i = 0; i < count; ++i) inputs.push_back({&task, *task.space.SampleValid(rng)});
+    for (int i = 0; i < count; ++i) inputs.push_back({&task, SampleWith(task.space, rng, fixed)});
     CpuBuilder builder(testing::FastBuild(dir_));
     CpuRunner runner(testing::FastRun());
     std::vector<BuildResult> builds = builder.Build(inputs);
     std::vector<MeasureResult> results = runner.Run(inputs, builds);
     ASSERT_EQ(results.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      std::string config = task.space.ConfigToString(inputs[i].config);
+      std::string config = op + " " + task.space.ConfigToString(inputs[i].config);
       EXPECT_EQ(builds[i].status, MeasureStatus::kOk) << config << "\n" << builds[i].error;
       EXPECT_EQ(results[i].status, MeasureStatus::kOk) << config << "\n" << results[i].error;
       if (!results[i].ok()) continue;
@@ -40,6 +59,16 @@ class KernelTest : public ::testing::Test {
       EXPECT_GE(results[i].cost_s, results[i].compile_time_s);
     }
     EXPECT_EQ(runner.workers_started(), 1);
+  }
+
+  // Runs hand-written kernel sources for `op` and returns their results.
+  std::vector<MeasureResult> RunSources(const std::string& op,
+                                        const std::vector<KernelSource>& sources) {
+    Task task = MakeCpuTask(ParseCpuOp(op));
+    std::vector<MeasureInput> inputs(sources.size(), MeasureInput{&task, Config{}});
+    CpuBuilder builder(testing::FastBuild(dir_));
+    CpuRunner runner(testing::FastRun());
+    return runner.Run(inputs, builder.BuildSources(sources));
   }
 
   std::string dir_;
@@ -52,12 +81,138 @@ TEST_F(KernelTest, DenseConfigurationsMatchTheReference) {
                 {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}}});
 }
 
+TEST_F(KernelTest, BatchMatmulConfigurationsMatchTheReference) {
+  ExpectAllOk("batch_matmul:B=3,M=5,N=12,K=18,bias=1,relu=1", 10, 21,
+              {{{"tile_m", {1, 5, 1}}, {"tile_n", {1, 3, 4}}, {"tile_k", {2, 9}},
+                {"inner_axis", "n"}, {"order", {0, 1, 2, 3, 4}}, {"parallel", "bm"},
+                {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}},
+               {{"tile_m", {5, 1, 1}}, {"tile_n", {2, 2, 3}}, {"tile_k", {18, 1}},
+                {"inner_axis", "k"}, {"order", {4, 3, 2, 1, 0}}, {"parallel", "b"},
+                {"vectorize", 1}, {"unroll", 0}, {"pack_b", 0}}});
+  ExpectAllOk("batch_matmul:B=2,M=1,N=7,K=9", 4, 22);
+}
+
 TEST_F(KernelTest, Conv2dConfigurationsMatchTheReference) {
   ExpectAllOk("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,bias=1,relu=1", 4, 12,
-              {{{"tile_k", {2, 2, 2}}, {"tile_oh", {1, 5}}, {"tile_ow", {1, 1, 5}},
-                {"tile_c", {2, 2}}, {"order", {4, 3, 2, 1, 0}}, {"parallel", "k_oh"},
-                {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}}});
-  ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2", 3, 13);
+              {{{"layout", "NCHW"}, {"tile_k", {2, 2, 2}}, {"tile_oh", {1, 5}},
+                {"tile_ow", {1, 1, 5}}, {"tile_c", {2, 2}}, {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}}},
+              {{"layout", "NCHW"}});
+  ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2", 3, 13, {},
+              {{"layout", "NCHW"}});
+}
+
+TEST_F(KernelTest, BlockedConv2dConfigurationsMatchTheReference) {
+  // Both places of k1 (register tile / outer loop), both paddings, stride 2, bias and ReLU.
+  ExpectAllOk("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,bias=1,relu=1", 10, 14,
+              {{{"layout", "NCHWc"}, {"tile_k", {1, 2, 4}}, {"tile_oh", {5, 1}},
+                {"tile_ow", {1, 1, 5}}, {"tile_c", {2, 2}}, {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}},
+               {{"layout", "NCHWc"}, {"tile_k", {2, 1, 4}}, {"tile_oh", {1, 5}},
+                {"tile_ow", {5, 1, 1}}, {"tile_c", {1, 4}}, {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "oh"}, {"vectorize", 1}, {"unroll", 0}, {"padding", "guard"}}},
+              {{"layout", "NCHWc"}});
+  // Odd sizes, batch 2, dilation, no padding.
+  ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=6,R=2,S=3,stride=1,pad=0,dilation=2,bias=1", 6, 15, {},
+              {{"layout", "NCHWc"}});
+}
+
+TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
+  const char* strided = "depthwise_conv2d:N=1,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1";
+  ExpectAllOk(strided, 8, 31,
+              {{{"tile_c", {1, 3, 2}}, {"tile_oh", {1, 5}}, {"tile_ow", {2, 1, 3}},
+                {"order", {4, 3, 2, 1, 0}}, {"parallel", "c_oh"}, {"vector_axis", "c"},
+                {"unroll", 1}, {"padding", "guard"}},
+               {{"tile_c", {2, 1, 3}}, {"tile_oh", {5, 1}}, {"tile_ow", {1, 2, 3}},
+                {"order", {0, 1, 2, 3, 4}}, {"parallel", "c"}, {"vector_axis", "ow"},
+                {"unroll", 1}, {"padding", "copy"}}},
+              {{"vector_axis", "c"}});
+  ExpectAllOk(strided, 6, 32, {}, {{"vector_axis", "ow"}});
+  ExpectAllOk("depthwise_conv2d:N=2,C=4,H=8,W=7,R=3,S=2,stride=1,pad=2,dilation=2", 8, 33);
+}
+
+// The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
+// (ow2 × k1 × k2/lanes accumulators, nothing stored), as read from the compiler's assembly.
+TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    GTEST_SKIP() << "the host has no AVX2 / FMA";
+  }
+  Task task = MakeCpuTask(ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  // 14 accumulators: a 7 × 32 tile in 16-lane vectors (AVX-512, 32 registers) or a 14 × 8 tile
+  // in 8-lane ones (AVX2, 16 registers).
+  const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : 8;
+  Json config = {{"layout", "NCHWc"}, {"tile_k", {2, 1, 32}}, {"tile_oh", {56, 1}},
+                 {"tile_ow", {4, 2, 7}}, {"tile_c", {4, 16}}, {"order", {0, 2, 3, 1, 4}},
+                 {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 0}, {"padding", "copy"}};
+  if (lanes == 8) {
+    config["tile_k"] = {8, 1, 8};
+    config["tile_ow"] = {2, 2, 14};
+  }
+  std::string code = GenerateCpuKernel(task, task.space.ConfigFromJson(config), "tile");
+  CpuBuilderOptions options = testing::FastBuild(dir_);
+  options.flags = {"-O3", "-march=native", "-fopenmp", "-std=c++17", "-w", "-S"};
+  std::vector<BuildResult> built = CpuBuilder(options).BuildSources({{code, "tile"}});
+  ASSERT_EQ(built[0].status, MeasureStatus::kOk) << built[0].error;
+  std::ifstream in(built[0].artifact.substr(0, built[0].artifact.rfind(':')));  // the assembly
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  // The basic block of the first packed FMA: from the label before it to the jump after it.
+  size_t first = 0;
+  while (first < lines.size() && lines[first].find("vfmadd") == std::string::npos) ++first;
+  ASSERT_LT(first, lines.size()) << "no FMA in the kernel";
+  size_t begin = first, end = first;
+  while (begin > 0 && lines[begin - 1].find(':') == std::string::npos) --begin;
+  while (end < lines.size() && lines[end].find("\tj") == std::string::npos) ++end;
+  int fmas = 0, stores = 0;
+  const std::string vector_register = lanes == 16 ? "%zmm" : "%ymm";
+  for (size_t i = begin; i < end; ++i) {
+    const std::string& line = lines[i];
+    if (line.find("vfmadd") != std::string::npos && line.find("ps\t") != std::string::npos &&
+        line.find(vector_register) != std::string::npos) {
+      ++fmas;
+    }
+    // A store: "vmov… %reg, mem".
+    size_t comma = line.find(',');
+    if (line.find("\tvmov") != std::string::npos && comma != std::string::npos &&
+        line.find('(', comma) != std::string::npos) {
+      ++stores;
+    }
+  }
+  EXPECT_EQ(fmas, 14) << "inner loop:\n" << [&] {
+    std::string block;
+    for (size_t i = begin; i < end; ++i) block += lines[i] + "\n";
+    return block;
+  }();
+  EXPECT_EQ(stores, 0);
+}
+
+// A prepare step sees only the constant inputs: reading the activation crashes it, and a kernel
+// that defines only half of the prepare interface is refused.
+TEST_F(KernelTest, PrepareStepSeesOnlyConstantInputs) {
+  // dense M=1, N=4, K=4 without bias: inputs A, B; the prepared buffer arrives as inputs[2].
+  auto source = [](const std::string& symbol, bool size, const std::string& prepare_body) {
+    std::string code = "#include <cstdint>\n";
+    if (size) code += "extern \"C\" int64_t " + symbol + "_prepared_size() { return 16; }\n";
+    code += "extern \"C\" void " + symbol + "_prepare(const float* const* in, float* p) { " +
+            prepare_body + " }\n";
+    code += "extern \"C\" void " + symbol + "(const float* const* in, float* out) {"
+            " for (int n = 0; n < 4; ++n) { float s = 0; for (int k = 0; k < 4; ++k)"
+            " s += in[0][k] * in[2][n * 4 + k]; out[n] = s; } }\n";
+    return KernelSource{code, symbol};
+  };
+  const std::string copy_weight = "for (int i = 0; i < 16; ++i) p[i] = in[1][i];";
+  const std::string read_activation = "for (int i = 0; i < 16; ++i) p[i] = in[1][i] + in[0][0];";
+  std::vector<MeasureResult> results =
+      RunSources("dense:M=1,N=4,K=4", {source("packs_weight", true, copy_weight),
+                                       source("reads_activation", true, read_activation),
+                                       source("half_interface", false, copy_weight)});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].error;
+  EXPECT_EQ(results[1].status, MeasureStatus::kRuntimeDevice) << results[1].error;
+  EXPECT_NE(results[1].error.find("signal"), std::string::npos) << results[1].error;
+  EXPECT_EQ(results[2].status, MeasureStatus::kRuntimeDevice);
+  EXPECT_NE(results[2].error.find("only one of _prepare and _prepared_size"), std::string::npos)
+      << results[2].error;
 }
 
 }  // namespace

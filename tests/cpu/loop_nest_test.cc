@@ -124,5 +124,83 @@ TEST(EmitCpp, VectorisedReductionUsesAScalarSum) {
   EXPECT_NE(code.find("Y[0] = sum_;"), std::string::npos) << code;
 }
 
+// Y[i] = Σ_j X[j] · Wp[i][j], with Wp = Wᵀ made by the prepare body from the constant W[j][i].
+LoopNest PreparedNest() {
+  LoopNest nest;
+  nest.name = "matvec";
+  int x = nest.AddTensor({"X", {8}, "J", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor({"W", {8, 4}, "JI", DType::kFloat32, TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
+  int y = nest.AddTensor({"Y", {4}, "I", DType::kFloat32, TensorRole::kOutput});
+  int other = nest.AddTensor({"Q", {3}, "Q", DType::kFloat32, TensorRole::kPrepared});
+  int wp = nest.AddTensor({"Wp", {4, 8}, "IJ", DType::kFloat32, TensorRole::kPrepared});
+  nest.prepare.push_back(Node::MakeLoop(
+      {"qi", 4}, {Node::MakeLoop({"qj", 8}, {Node::MakeStmt(Stmt{
+                                                 StmtKind::kCopy,
+                                                 {wp, {E::Var("qi"), E::Var("qj")}},
+                                                 {w, {E::Var("qj"), E::Var("qi")}}})})}));
+  nest.prepare.push_back(Node::MakeLoop(
+      {"qq", 3}, {Node::MakeStmt(Stmt{StmtKind::kZero, {other, {E::Var("qq")}}})}));
+  Stmt zero{StmtKind::kZero, {y, {E::Var("i")}}};
+  Stmt mac{StmtKind::kMultiplyAdd, {y, {E::Var("i")}}, {x, {E::Var("j")}},
+           {wp, {E::Var("i"), E::Var("j")}}};
+  nest.body.push_back(Node::MakeLoop(
+      {"i", 4}, {Node::MakeStmt(zero),
+                 Node::MakeLoop({"j", 8}, {Node::MakeStmt(mac)})}));
+  return nest;
+}
+
+TEST(LoopNest, PrepareBodyReadsConstantsAndWritesPreparedTensors) {
+  LoopNest nest = PreparedNest();
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_TRUE(nest.HasPrepare());
+  EXPECT_EQ(nest.NumInputs(), 2);
+  // Q takes 3 floats rounded up to 16, so Wp starts 64-byte aligned after it.
+  EXPECT_EQ(nest.PreparedOffset(nest.TensorIndex("Q")), 0);
+  EXPECT_EQ(nest.PreparedOffset(nest.TensorIndex("Wp")), 16);
+  EXPECT_EQ(nest.PreparedFloats(), 16 + 32);
+  EXPECT_THROW(nest.PreparedOffset(nest.TensorIndex("X")), Error);
+  // Transformations and lookups reach the prepare body too; names stay unique across both.
+  SplitLoop(nest, "qj", {2, 4}, {"qj0", "qj1"});
+  EXPECT_EQ(nest.FindLoop("qj1").extent, 4);
+  EXPECT_EQ(nest.LoopNames().back(), "qq");
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_NE(NestToString(nest).find("prepare:"), std::string::npos);
+
+  LoopNest reads_activation = PreparedNest();
+  reads_activation.prepare[0].body[0].body[0].stmt.a = {0, {E::Var("qj")}};
+  EXPECT_THROW(reads_activation.Validate(), Error);
+  LoopNest not_constant = PreparedNest();
+  not_constant.tensors[1].constant = false;
+  EXPECT_THROW(not_constant.Validate(), Error);
+  LoopNest body_writes_prepared = PreparedNest();
+  body_writes_prepared.body[0].body[0].stmt.dst = {4, {E::Var("i")}};
+  EXPECT_THROW(body_writes_prepared.Validate(), Error);
+  LoopNest duplicate = PreparedNest();
+  duplicate.prepare[1].loop.name = "i";
+  EXPECT_THROW(duplicate.Validate(), Error);
+}
+
+TEST(EmitCpp, PreparedTensorsFollowTheInputs) {
+  std::string code = EmitCpp(PreparedNest(), "mv");
+  EXPECT_NE(code.find("extern \"C\" int64_t mv_prepared_size() { return 48; }"),
+            std::string::npos) << code;
+  EXPECT_NE(code.find("extern \"C\" void mv_prepare(const float* const* inputs, float* prepared)"),
+            std::string::npos);
+  // In the prepare function: the constant input and the prepared tensors, writable.
+  size_t prepare = code.find("mv_prepare(");
+  size_t kernel = code.find("void mv(");
+  ASSERT_LT(prepare, kernel);
+  std::string prepare_code = code.substr(prepare, kernel - prepare);
+  EXPECT_NE(prepare_code.find("const float* __restrict W = inputs[1];"), std::string::npos);
+  EXPECT_EQ(prepare_code.find("inputs[0]"), std::string::npos);  // activations are not visible
+  EXPECT_NE(prepare_code.find("float* __restrict Wp = prepared + 16;"), std::string::npos);
+  // In the kernel: read-only, from the pointer after the two inputs.
+  EXPECT_NE(code.find("const float* __restrict Wp = inputs[2] + 16;", kernel), std::string::npos)
+      << code;
+  // A nest without prepared tensors keeps the plain ABI.
+  EXPECT_EQ(EmitCpp(CopyNest(), "plain").find("_prepare"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace glimpse

@@ -81,10 +81,23 @@ TEST(CpuOp, ErrorsNameTheFieldAndTheAcceptedOnes) {
 
 TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {
   for (const char* text : {"dense:M=1,N=1000,K=512", "dense:M=128,N=512,K=512",
-                           "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"}) {
+                           "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
+                           "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1",
+                           "batch_matmul:B=12,M=128,N=128,K=64",
+                           "batch_matmul:B=8,M=1,N=512,K=512"}) {
     double size = MakeCpuSpace(ParseCpuOp(text)).RawSizeLog10();
     EXPECT_GE(size, 4.0) << text;
     EXPECT_LE(size, 9.0) << text;
+  }
+  // MobileNet-v2's depthwise layers: 10^4 to 10^8.
+  for (const char* text : {"depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1",
+                           "depthwise_conv2d:N=1,C=144,H=56,W=56,R=3,S=3,stride=1,pad=1",
+                           "depthwise_conv2d:N=1,C=144,H=56,W=56,R=3,S=3,stride=2,pad=1",
+                           "depthwise_conv2d:N=1,C=576,H=14,W=14,R=3,S=3,stride=1,pad=1",
+                           "depthwise_conv2d:N=1,C=960,H=7,W=7,R=3,S=3,stride=1,pad=1"}) {
+    double size = MakeCpuSpace(ParseCpuOp(text)).RawSizeLog10();
+    EXPECT_GE(size, 4.0) << text;
+    EXPECT_LE(size, 8.0) << text;
   }
 }
 
@@ -92,7 +105,10 @@ TEST(CpuTemplates, EverySampledConfigurationGivesAValidNest) {
   Rng rng(5);
   for (const char* text : {"dense:M=6,N=12,K=10,bias=1,relu=1",
                            "conv2d:N=2,C=4,H=7,W=9,K=6,R=3,S=3,stride=2,pad=1,bias=1",
-                           "conv2d:N=1,C=3,H=8,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2"}) {
+                           "conv2d:N=1,C=3,H=8,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2",
+                           "depthwise_conv2d:N=2,C=6,H=7,W=9,R=3,S=3,stride=2,pad=1,bias=1",
+                           "depthwise_conv2d:N=1,C=4,H=8,W=8,R=2,S=3,pad=0,dilation=2",
+                           "batch_matmul:B=3,M=6,N=12,K=10,bias=1,relu=1"}) {
     Task task = MakeCpuTask(ParseCpuOp(text));
     EXPECT_EQ(task.description["target"], "cpu");
     for (int i = 0; i < 200; ++i) {
@@ -127,6 +143,97 @@ TEST(CpuTemplates, KnobsShapeTheNest) {
   std::string code = EmitCpp(nest, "k");
   EXPECT_NE(code.find("collapse(2)"), std::string::npos);
   EXPECT_NE(code.find("reduction(+ : sum_)"), std::string::npos);
+  EXPECT_FALSE(nest.HasPrepare());  // dense packs B inside the kernel
+}
+
+TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
+  CpuOp op = ParseCpuOp("conv2d:N=1,C=32,H=14,W=14,K=64,R=3,S=3,stride=1,pad=1,bias=1");
+  Task task = MakeCpuTask(op);
+  Json knobs = {{"layout", "NCHWc"}, {"tile_k", {2, 2, 16}}, {"tile_oh", {7, 2}},
+                {"tile_ow", {1, 2, 7}}, {"tile_c", {4, 8}}, {"order", {0, 2, 3, 1, 4}},
+                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}};
+  LoopNest nest = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
+  // The register tile: k1 (last in the order) and ow2 unrolled around the vector of 16 channels.
+  EXPECT_EQ(nest.FindLoop("k1").kind, LoopKind::kUnrolled);
+  EXPECT_EQ(nest.FindLoop("ow2").kind, LoopKind::kUnrolled);
+  EXPECT_EQ(nest.FindLoop("k2").kind, LoopKind::kVectorized);
+  EXPECT_EQ(nest.FindLoop("k2").extent, 16);
+  EXPECT_EQ(nest.FindLoop("s").kind, LoopKind::kUnrolled);
+  const TensorDecl& acc = nest.tensors[nest.TensorIndex("acc")];
+  EXPECT_EQ(acc.shape, (std::vector<int64_t>{2, 7, 16}));
+  EXPECT_EQ(acc.scope_loop, "ow1");
+  // Reduction loops in the order's relative order (c0 r s c1), k1 and the tile innermost.
+  std::vector<std::string> names = nest.LoopNames();
+  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n); };
+  EXPECT_LT(at("c0"), at("r"));
+  EXPECT_LT(at("r"), at("s"));
+  EXPECT_LT(at("s"), at("c1"));
+  EXPECT_LT(at("c1"), at("k1"));
+  // The weight is packed once by the prepare step into OIHW8i16o; the activation in the kernel.
+  ASSERT_TRUE(nest.HasPrepare());
+  const TensorDecl& packed = nest.tensors[nest.TensorIndex("Wp")];
+  EXPECT_EQ(packed.role, TensorRole::kPrepared);
+  EXPECT_EQ(packed.shape, (std::vector<int64_t>{4, 4, 3, 3, 8, 16}));
+  EXPECT_EQ(nest.PreparedFloats(), 64 * 32 * 9);
+  EXPECT_EQ(nest.tensors[nest.TensorIndex("Ip")].shape,
+            (std::vector<int64_t>{1, 4, 16, 16, 8}));
+  std::string code = EmitCpp(nest, "k");
+  EXPECT_NE(code.find("extern \"C\" void k_prepare(const float* const* inputs, float* prepared)"),
+            std::string::npos);
+  EXPECT_NE(code.find("k_prepared_size() { return 18432; }"), std::string::npos);
+  EXPECT_NE(code.find("const float* __restrict Wp = inputs[3] + 0;"), std::string::npos) << code;
+
+  // k1 elsewhere in the order: an outer loop of the tile, no longer in the register tile.
+  knobs["order"] = {4, 0, 1, 2, 3};
+  LoopNest outer = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
+  EXPECT_TRUE(outer.HasLoop("k1o"));
+  EXPECT_FALSE(outer.HasLoop("k1"));
+  EXPECT_EQ(outer.tensors[outer.TensorIndex("acc")].shape, (std::vector<int64_t>{1, 7, 16}));
+  // A register tile beyond the limit is not in the space.
+  knobs["tile_k"] = {1, 1, 64};
+  knobs["tile_ow"] = {1, 1, 14};
+  EXPECT_FALSE(task.space.IsValid(task.space.ConfigFromJson(knobs)));
+  knobs["layout"] = "NCHW";
+  EXPECT_TRUE(task.space.IsValid(task.space.ConfigFromJson(knobs)));
+}
+
+TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
+  CpuOp op = ParseCpuOp("depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=2,pad=1");
+  Task task = MakeCpuTask(op);
+  Json knobs = {{"tile_c", {2, 2, 8}}, {"tile_oh", {7, 1}}, {"tile_ow", {1, 1, 7}},
+                {"order", {0, 1, 2, 3, 4}}, {"parallel", "c"}, {"vector_axis", "c"},
+                {"unroll", 1}, {"padding", "copy"}};
+  LoopNest blocked = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
+  EXPECT_EQ(blocked.FindLoop("c2").kind, LoopKind::kVectorized);
+  EXPECT_EQ(blocked.FindLoop("ow2").kind, LoopKind::kUnrolled);
+  EXPECT_EQ(blocked.FindLoop("c0").kind, LoopKind::kParallel);
+  EXPECT_TRUE(blocked.HasPrepare());
+  EXPECT_EQ(blocked.tensors[blocked.TensorIndex("Ip")].shape,
+            (std::vector<int64_t>{1, 4, 16, 16, 8}));
+  knobs["vector_axis"] = "ow";
+  knobs["unroll"] = 0;
+  LoopNest plain = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
+  EXPECT_EQ(plain.FindLoop("ow2").kind, LoopKind::kVectorized);
+  EXPECT_EQ(plain.FindLoop("c2").kind, LoopKind::kSerial);
+  EXPECT_FALSE(plain.HasPrepare());
+  EXPECT_TRUE(plain.HasLoop("pc"));  // the zero-padded copy
+}
+
+TEST(CpuTemplates, BatchMatmulParallelisesTheBatch) {
+  CpuOp op = ParseCpuOp("batch_matmul:B=4,M=8,N=16,K=32");
+  Task task = MakeCpuTask(op);
+  Json knobs = {{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}}, {"tile_k", {4, 8}},
+                {"inner_axis", "n"}, {"order", {0, 1, 2, 3, 4}}, {"parallel", "bm"},
+                {"vectorize", 1}, {"unroll", 0}, {"pack_b", 1}};
+  LoopNest nest = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
+  EXPECT_EQ(nest.LoopNames().front(), "pb");  // packing per batch first
+  EXPECT_EQ(nest.FindLoop("b").kind, LoopKind::kParallel);
+  EXPECT_EQ(nest.FindLoop("m0").kind, LoopKind::kParallel);
+  EXPECT_EQ(nest.FindLoop("n0").kind, LoopKind::kSerial);
+  EXPECT_EQ(nest.tensors[nest.TensorIndex("Bp")].shape, (std::vector<int64_t>{4, 4, 32, 4}));
+  EXPECT_FALSE(nest.HasPrepare());  // B is an activation
+  std::string code = EmitCpp(nest, "k");
+  EXPECT_NE(code.find("collapse(2)"), std::string::npos);
 }
 
 }  // namespace

@@ -10,5 +10,7 @@ void AddTuneCommand(CLI::App& app);
 void AddDatabaseCommand(CLI::App& app);
 void AddSpaceCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
+void AddModelCommand(CLI::App& app);
+void AddHardwareCommand(CLI::App& app);
 
 }  // namespace glimpse::cli

@@ -35,7 +35,17 @@ std::string FormatBig(double value) {
   return fmt::format("{:.2e}", value);
 }
 
-Table::Table(std::vector<std::string> header) : header_(std::move(header)) {}
+Table::Table(std::vector<std::string> header) : header_(std::move(header)) {
+  left_.assign(header_.size(), false);
+  if (!left_.empty()) left_[0] = true;
+}
+
+void Table::AlignLeft(const std::vector<std::string>& headers) {
+  for (const std::string& name : headers) {
+    auto it = std::find(header_.begin(), header_.end(), name);
+    if (it != header_.end()) left_[it - header_.begin()] = true;
+  }
+}
 
 void Table::AddRow(std::vector<std::string> row) {
   row.resize(header_.size());
@@ -63,7 +73,7 @@ void Table::Print(std::ostream& out) const {
     for (size_t i = 0; i < row.size(); ++i) {
       std::string pad(widths[i] - DisplayWidth(row[i]), ' ');
       if (i > 0) line += "  ";
-      line += i == 0 ? row[i] + pad : pad + row[i];
+      line += left_[i] ? row[i] + pad : pad + row[i];
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';

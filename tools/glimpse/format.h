@@ -15,15 +15,19 @@ std::string FormatCount(int64_t count);
 // 1e12 → "1.0e12"; small numbers as integers.
 std::string FormatBig(double value);
 
-// A plain-text table with left-aligned first column and right-aligned others.
+// A plain-text table with left-aligned first column and right-aligned others (numbers), unless
+// AlignLeft says otherwise (text).
 class Table {
  public:
   explicit Table(std::vector<std::string> header);
   void AddRow(std::vector<std::string> row);
+  // Left-aligns the columns with these headers (an unknown header is ignored).
+  void AlignLeft(const std::vector<std::string>& headers);
   void Print(std::ostream& out) const;
 
  private:
   std::vector<std::string> header_;
+  std::vector<bool> left_;
   std::vector<std::vector<std::string>> rows_;
 };
 

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   glimpse::cli::AddDatabaseCommand(app);
   glimpse::cli::AddSpaceCommand(app);
   glimpse::cli::AddBenchCommand(app);
+  glimpse::cli::AddModelCommand(app);
+  glimpse::cli::AddHardwareCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,5 +1,7 @@
 #include "recorded_source.h"
 
+#include "glimpse/error.h"
+
 namespace glimpse::cli {
 
 void RecordedSourceFlags::AddTo(CLI::App* command, bool positional) {
@@ -9,7 +11,9 @@ void RecordedSourceFlags::AddTo(CLI::App* command, bool positional) {
   if (positional) {
     command->add_option("file", path, help)->required();
   } else {
-    command->add_option("--space", path, help)->required();
+    // Not required here: `glimpse tune --target cpu` needs no recorded space; the replay path
+    // checks for it (Load).
+    command->add_option("--space", path, help);
   }
   command->add_option("--t1", t1_path,
                       "T1 input file giving the knobs' order and the restrictions "
@@ -22,6 +26,10 @@ void RecordedSourceFlags::AddTo(CLI::App* command, bool positional) {
 }
 
 RecordedSpace RecordedSourceFlags::Load() const {
+  if (path.empty()) {
+    throw Error("--space is required: a recorded space to replay (or tune generated kernels "
+                "with --target cpu and --model NAME or --op TEXT)");
+  }
   ReplayLoadOptions options;
   options.t1_path = t1_path;
   options.restrictions = restrictions;

@@ -18,9 +18,9 @@ struct RecordedSourceFlags {
   std::string device;
 
   // Adds the flags to `command`. With `positional`, the file is the first positional argument
-  // instead of --space.
+  // (required) instead of --space (optional here; Load refuses an empty path).
   void AddTo(CLI::App* command, bool positional);
-  // Loads the file; glimpse::Error on any problem.
+  // Loads the file; glimpse::Error on any problem, naming --space when no file was given.
   RecordedSpace Load() const;
 };
 

@@ -8,6 +8,9 @@
 //    "seed": 1}
 // it answers {"status": "ok" | "wrong-answer" | "runtime-device", "samples": [s, …],
 // "error": "…"}. Inputs and the reference output are cached for the last operator.
+// A kernel with a prepare step (<symbol>_prepared_size and <symbol>_prepare, kernel ABI in
+// glimpse/cpu.h) is prepared once per request, untimed, from the constant inputs only (the others
+// are passed as null), into a NaN-filled buffer; the kernel then gets that buffer after its inputs.
 // Arguments: --cpus 0,1,… pins the process (and so its OpenMP threads) to those CPUs.
 #include <dlfcn.h>
 #include <sched.h>
@@ -16,9 +19,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -32,6 +37,12 @@ namespace glimpse::cpu {
 namespace {
 
 using KernelFn = void (*)(const float* const*, float*);
+using PrepareFn = void (*)(const float* const*, float*);
+using PreparedSizeFn = int64_t (*)();
+
+struct FreeDeleter {
+  void operator()(float* p) const { std::free(p); }
+};
 
 struct Data {
   std::string key;
@@ -93,9 +104,41 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
     return {{"status", "runtime-device"}, {"error", error}};
   }
 
+  // The optional prepare step: both symbols or neither.
+  const std::string symbol = artifact.substr(colon + 1);
+  auto prepare = reinterpret_cast<PrepareFn>(dlsym(library, (symbol + "_prepare").c_str()));
+  auto prepared_size =
+      reinterpret_cast<PreparedSizeFn>(dlsym(library, (symbol + "_prepared_size").c_str()));
+  if ((prepare == nullptr) != (prepared_size == nullptr)) {
+    dlclose(library);
+    return {{"status", "runtime-device"},
+            {"error", "kernel " + symbol + " defines only one of _prepare and _prepared_size"}};
+  }
+  std::vector<const float*> pointers = data.pointers;
+  std::unique_ptr<float, FreeDeleter> prepared;
+  if (prepare != nullptr) {
+    const int64_t floats = prepared_size();
+    if (floats < 0 || floats > (int64_t{1} << 32)) {
+      dlclose(library);
+      return {{"status", "runtime-device"},
+              {"error", "prepared size of " + std::to_string(floats) + " floats"}};
+    }
+    const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
+    prepared.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
+    std::fill_n(prepared.get(), floats, std::numeric_limits<float>::quiet_NaN());
+    // Activations are hidden from the prepare step, so that it cannot do the kernel's work
+    // outside the timed region.
+    std::vector<const float*> constants = data.pointers;
+    for (size_t i = 0; i < constants.size(); ++i) {
+      if (!CpuOpInputIsConstant(op, static_cast<int>(i))) constants[i] = nullptr;
+    }
+    prepare(constants.data(), prepared.get());
+    pointers.push_back(prepared.get());
+  }
+
   // NaN everywhere first, so that an element the kernel never writes cannot pass the check.
   std::vector<float> output(data.output_count, std::numeric_limits<float>::quiet_NaN());
-  kernel(data.pointers.data(), output.data());
+  kernel(pointers.data(), output.data());
   int64_t bad = FirstMismatch(data.reference, output.data(), data.output_count,
                               CpuOpReductionLength(op), request.value("rtol", 1e-3));
   if (bad >= 0) {
@@ -106,7 +149,7 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
     return {{"status", "wrong-answer"}, {"error", error.str()}};
   }
 
-  for (int i = 0; i < request.value("warmup", 1); ++i) kernel(data.pointers.data(), output.data());
+  for (int i = 0; i < request.value("warmup", 1); ++i) kernel(pointers.data(), output.data());
   const int min_repeats = request.value("min_repeats", 3);
   const int max_repeats = std::max(min_repeats, request.value("max_repeats", 200));
   const double min_time_s = request.value("min_time_s", 0.05);
@@ -116,7 +159,7 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
          (static_cast<int>(samples.size()) < min_repeats || total < min_time_s)) {
     Flush(flush, static_cast<int>(samples.size()));
     auto start = std::chrono::steady_clock::now();
-    kernel(data.pointers.data(), output.data());
+    kernel(pointers.data(), output.data());
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     samples.push_back(seconds);

@@ -1,0 +1,320 @@
+// cpu_baselines — what vendor libraries achieve on glimpse's CPU operators, and the FP32 peak of
+// this CPU, measured under glimpse's runner protocol, so tuned kernels can be read against them.
+//
+//   cpu_baselines [--ops FILE] [--op TEXT]... [--threads N] [--check] [--json OUT] [--markdown OUT]
+//
+// Per operator: oneDNN with its preferred blocked layouts (reorders of input and weights done
+// once, untimed) and on the plain layouts, for dense OpenBLAS sgemm (+ sgemv for M = 1); the FP32
+// peak from an FMA microbenchmark on one thread and on all. Without --ops/--op the ResNet-18 list
+// bench/configs/resnet18_cpu_tasks.txt is measured. Results: bench/results/cpu_baselines.{json,md}.
+//
+// Exit status: 0; 1 when --check found a wrong output or a library refused an operator (the
+// others are still measured and written); 2 for a usage error (bad operator, file, thread count).
+//
+// Map: option parsing and the op list (this file) → bench/cpu_baselines/: protocol (CPUs,
+// pinning, flush, timing), peak, onednn, openblas, reference (inputs, double reference, check),
+// report (JSON, Markdown).
+#include <omp.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cpu_baselines/onednn.h"
+#include "cpu_baselines/openblas.h"
+#include "cpu_baselines/peak.h"
+#include "cpu_baselines/protocol.h"
+#include "cpu_baselines/reference.h"
+#include "cpu_baselines/report.h"
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+
+namespace glimpse::baselines {
+namespace {
+
+constexpr const char* kDefaultOps = "bench/configs/resnet18_cpu_tasks.txt";
+constexpr uint64_t kDataSeed = 1;  // the runner's default data_seed
+
+// Small shapes with the awkward cases (odd sizes, stride, padding, dilation, ReLU, no bias,
+// depthwise, batched) that --check runs through every library before the real operators.
+const std::vector<std::string> kSmallCheckOps = {
+    "conv2d:N=2,C=3,H=11,W=13,K=5,R=3,S=3,stride=2,pad=1,bias=1",
+    "conv2d:N=1,C=17,H=9,W=9,K=19,R=1,S=1,stride=1,pad=0,bias=0",
+    "conv2d:N=1,C=8,H=10,W=10,K=16,R=3,S=3,stride=1,pad=2,dilation=2,bias=1,relu=1",
+    "conv2d:N=1,C=16,H=15,W=15,K=32,R=7,S=7,stride=2,pad=3,bias=1",
+    "depthwise_conv2d:N=1,C=24,H=9,W=9,R=3,S=3,stride=2,pad=1,bias=1",
+    "dense:M=1,N=37,K=29,bias=1",
+    "dense:M=5,N=33,K=70,bias=1,relu=1",
+    "batch_matmul:B=3,M=5,N=7,K=9,bias=1",
+};
+
+struct Options {
+  std::string ops_file;
+  std::vector<std::string> ops;
+  int threads = 0;
+  bool check = false;
+  std::string json_out, markdown_out;
+};
+
+struct OpEntry {
+  CpuOp op;
+  std::string source;
+};
+
+std::string Trim(const std::string& text) {
+  const char* space = " \t\r\n";
+  size_t begin = text.find_first_not_of(space);
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(space) - begin + 1);
+}
+
+// The path as a reader should see it: relative to the source tree when it lies inside it.
+std::string DisplayPath(const std::string& path) {
+  const std::string root = std::string(GLIMPSE_SOURCE_DIR) + "/";
+  return path.rfind(root, 0) == 0 ? path.substr(root.size()) : path;
+}
+
+// One operator per line; '#' starts a comment; blank lines are skipped.
+std::vector<OpEntry> ReadOpsFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open the --ops file '" + path + "'");
+  std::vector<OpEntry> entries;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string text = Trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    const std::string where = DisplayPath(path) + ":" + std::to_string(number);
+    try {
+      entries.push_back({ParseCpuOp(text), where});
+    } catch (const Error& error) {
+      throw Error(where + ": " + error.what());
+    }
+  }
+  if (entries.empty()) throw Error("the --ops file '" + path + "' lists no operator");
+  return entries;
+}
+
+std::vector<OpEntry> CollectOps(const Options& options) {
+  std::vector<OpEntry> entries;
+  std::string file = options.ops_file;
+  if (file.empty() && options.ops.empty()) {
+    file = std::string(GLIMPSE_SOURCE_DIR) + "/" + kDefaultOps;
+  }
+  if (!file.empty()) entries = ReadOpsFile(file);
+  for (const auto& text : options.ops) {
+    try {
+      entries.push_back({ParseCpuOp(text), "--op"});
+    } catch (const Error& error) {
+      throw Error("--op '" + text + "': " + error.what());
+    }
+  }
+  return entries;
+}
+
+std::string ShellQuote(const std::string& word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                             "_-./=,:+@%") == std::string::npos) {
+    return word;
+  }
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string CommandLine(int argc, char** argv) {
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + ShellQuote(argv[i]);
+  return command;
+}
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// OpenMP's thread count and binding, and the CPU each of its threads runs on.
+std::string DescribeOpenMp() {
+  const int threads = omp_get_max_threads();
+  std::vector<int> cpus(threads, -1);
+#pragma omp parallel num_threads(threads)
+  cpus[omp_get_thread_num()] = sched_getcpu();
+  std::string text = std::to_string(threads) + " threads, proc_bind " +
+                     (omp_get_proc_bind() == omp_proc_bind_close ? "close" : "not close") +
+                     ", running on CPUs ";
+  for (int i = 0; i < threads; ++i) text += (i ? "," : "") + std::to_string(cpus[i]);
+  return text;
+}
+
+std::vector<Measurement> MeasureAllOneDnn(const CpuOp& op,
+                                          const std::vector<std::vector<float>>& inputs,
+                                          const Reference* reference, const Protocol& protocol,
+                                          CacheFlusher& flusher) {
+  return {MeasureOneDnn(op, OneDnnLayout::kBlocked, inputs, reference, protocol, flusher),
+          MeasureOneDnn(op, OneDnnLayout::kPlain, inputs, reference, protocol, flusher)};
+}
+
+std::vector<Measurement> MeasureAllOpenBlas(const CpuOp& op,
+                                            const std::vector<std::vector<float>>& inputs,
+                                            const Reference* reference, const Protocol& protocol,
+                                            CacheFlusher& flusher) {
+  std::vector<Measurement> results;
+  if (OpenBlasSgemmApplies(op)) {
+    results.push_back(MeasureOpenBlasSgemm(op, inputs, reference, protocol, flusher));
+  }
+  if (OpenBlasSgemvApplies(op)) {
+    results.push_back(MeasureOpenBlasSgemv(op, inputs, reference, protocol, flusher));
+  }
+  return results;
+}
+
+bool AllPassed(const std::vector<OpResult>& ops) {
+  for (const auto& op : ops) {
+    for (const auto& m : op.measurements) {
+      if ((m.checked && !m.passed) || !m.error.empty()) return false;
+    }
+  }
+  return true;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw Error("cannot write '" + path + "'");
+}
+
+int Run(const Options& options, int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
+  // Bad operators are reported before anything else happens.
+  const std::vector<OpEntry> entries = CollectOps(options);
+  // The first image chooses the CPUs and re-executes itself once; the second one measures.
+  const std::vector<int> cpus =
+      EnsurePinnedOpenMp(IsPinnedImage() ? std::vector<int>{} : SelectCpus(options.threads), argv);
+  omp_set_num_threads(static_cast<int>(cpus.size()));
+
+  RunRecord record;
+  record.command = CommandLine(argc, argv);
+  record.started_utc = UtcNow();
+  record.machine = DescribeMachine(cpus);
+  record.niceness = getpriority(PRIO_PROCESS, 0);
+  record.load_start = LoadAverage();
+  record.openmp = DescribeOpenMp();
+  record.onednn = OneDnnDescription();
+  record.openblas = OpenBlasDescription();
+  record.check = options.check;
+  const int64_t llc = record.machine.llc_bytes > 0 ? record.machine.llc_bytes : int64_t{32} << 20;
+  record.protocol.flush_bytes = 2 * llc;
+  CacheFlusher flusher(record.protocol.flush_bytes);
+  std::cout << "machine: " << record.machine.cpu_model << ", CPUs used " << cpus.size()
+            << ", load average " << record.load_start << "\n"
+            << record.onednn << "; OpenMP " << record.openmp << "\n";
+
+  record.peak = MeasurePeak(cpus, record.protocol);
+  for (const auto& p : record.peak) {
+    std::cout << "peak " << p.isa << " on " << p.cpus.size() << " thread(s): " << p.gflops
+              << " GFLOP/s\n";
+  }
+
+  if (options.check) {
+    record.checker_self_test = SelfTestChecker();
+    if (!record.checker_self_test.empty()) {
+      throw Error("the output checker failed its self-test: " + record.checker_self_test);
+    }
+    record.checker_self_test = "passed";
+    Protocol check_only = record.protocol;
+    check_only.timed = false;
+    ConfigureOpenBlas(cpus);
+    for (const auto& text : kSmallCheckOps) {
+      const CpuOp op = ParseCpuOp(text);
+      const auto inputs = MakeInputs(op, kDataSeed);
+      const Reference reference = ComputeReference(op, inputs);
+      OpResult result{CpuOpToString(op), "built-in", CpuOpFlops(op), {}};
+      result.measurements = MeasureAllOneDnn(op, inputs, &reference, check_only, flusher);
+      for (auto& m : MeasureAllOpenBlas(op, inputs, &reference, check_only, flusher)) {
+        result.measurements.push_back(std::move(m));
+      }
+      std::cout << "check " << result.op << "\n";
+      for (const auto& m : result.measurements) std::cout << ConsoleLine(result, m) << "\n";
+      record.small_checks.push_back(std::move(result));
+    }
+  }
+
+  // Inputs (and references) first, so each library pass runs without the others in between.
+  std::vector<std::vector<std::vector<float>>> inputs;
+  std::vector<Reference> references;
+  for (const auto& entry : entries) {
+    inputs.push_back(MakeInputs(entry.op, kDataSeed));
+    if (options.check) references.push_back(ComputeReference(entry.op, inputs.back()));
+    record.ops.push_back({CpuOpToString(entry.op), entry.source, CpuOpFlops(entry.op), {}});
+  }
+  auto reference_of = [&](size_t i) { return options.check ? &references[i] : nullptr; };
+  for (size_t i = 0; i < entries.size(); ++i) {
+    OpResult& result = record.ops[i];
+    result.measurements =
+        MeasureAllOneDnn(entries[i].op, inputs[i], reference_of(i), record.protocol, flusher);
+    std::cout << result.op << "\n";
+    for (const auto& m : result.measurements) std::cout << ConsoleLine(result, m) << "\n";
+    std::cout.flush();
+  }
+  record.openblas_threads = ConfigureOpenBlas(cpus);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    OpResult& result = record.ops[i];
+    for (auto& m :
+         MeasureAllOpenBlas(entries[i].op, inputs[i], reference_of(i), record.protocol, flusher)) {
+      std::cout << result.op << "\n" << ConsoleLine(result, m) << "\n";
+      result.measurements.push_back(std::move(m));
+    }
+  }
+
+  record.load_end = LoadAverage();
+  record.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!options.json_out.empty()) WriteFile(options.json_out, ToJson(record).dump(1) + "\n");
+  if (!options.markdown_out.empty()) WriteFile(options.markdown_out, ToMarkdown(record));
+  std::cout << "load average at the end " << record.load_end << "\n";
+  if (!AllPassed(record.small_checks) || !AllPassed(record.ops)) {
+    std::cerr << "cpu_baselines: some library output failed the check or the library refused "
+                 "an operator (see above)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace glimpse::baselines
+
+int main(int argc, char** argv) {
+  glimpse::baselines::Options options;
+  CLI::App app{
+      "Vendor-library baselines (oneDNN, OpenBLAS) and the FP32 peak of this CPU, "
+      "under glimpse's measurement protocol"};
+  app.add_option("--ops", options.ops_file,
+                 "file with one operator per line ('#' comments); default, when no --op is "
+                 "given either: " +
+                     std::string(glimpse::baselines::kDefaultOps));
+  app.add_option("--op", options.ops,
+                 "an operator, e.g. 'dense:M=1,N=1000,K=512,bias=1' "
+                 "(repeatable; measured after those of --ops)");
+  app.add_option("--threads", options.threads,
+                 "threads, pinned one per CPU; 0: every CPU this process may use")
+      ->check(CLI::Range(0, CPU_SETSIZE));
+  app.add_flag("--check", options.check,
+               "check every library's output against a double-precision reference (and run "
+               "built-in small shapes) before timing it");
+  app.add_option("--json", options.json_out, "write every result and sample to this JSON file");
+  app.add_option("--markdown", options.markdown_out, "write the readable tables to this file");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return glimpse::baselines::Run(options, argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "cpu_baselines: error: " << error.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,177 @@
+#include "peak.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "glimpse/error.h"
+
+namespace glimpse::baselines {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Work per sample, in seconds on one thread: as long as a typical library call, so that the peak
+// and the operators see the same share of interruptions on a busy machine.
+constexpr double kSampleTarget = 0.002;
+// Independent accumulators per thread. Filling the FMA pipes takes latency × ports chains
+// (4 cycles × 2 ports = 8 on current x86 cores); more hide scheduling slack. AVX2 has 16 vector
+// registers (12 chains + a + b fit), AVX-512 has 32.
+constexpr int kChainsAvx2 = 12;
+constexpr int kChainsAvx512 = 24;
+// acc = acc · a + b with a just below 1 converges to b / (1 − a) = 1: no overflow, no denormals.
+constexpr float kScale = 0.9999999f;
+constexpr float kOffset = 1e-7f;
+
+__attribute__((target("avx2,fma"))) float FmaChainsAvx2(int64_t iterations, float scale,
+                                                        float offset) {
+  const __m256 a = _mm256_set1_ps(scale), b = _mm256_set1_ps(offset);
+  __m256 acc[kChainsAvx2];
+  for (int i = 0; i < kChainsAvx2; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 32
+    for (int i = 0; i < kChainsAvx2; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  }
+  __m256 sum = acc[0];
+  for (int i = 1; i < kChainsAvx2; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  float lanes[8];
+  _mm256_storeu_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+__attribute__((target("avx512f"))) float FmaChainsAvx512(int64_t iterations, float scale,
+                                                         float offset) {
+  const __m512 a = _mm512_set1_ps(scale), b = _mm512_set1_ps(offset);
+  __m512 acc[kChainsAvx512];
+  for (int i = 0; i < kChainsAvx512; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 32
+    for (int i = 0; i < kChainsAvx512; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < kChainsAvx512; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  float lanes[16];
+  _mm512_storeu_ps(lanes, sum);
+  float total = 0;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+using ChainsFn = float (*)(int64_t, float, float);
+
+// One sample: a thread per CPU, pinned, released together; the sample runs from the earliest
+// start to the latest end, each read by its own thread (the releasing thread only waits).
+double RunSample(ChainsFn fn, const std::vector<int>& cpus, int64_t iterations) {
+  const size_t n = cpus.size();
+  std::atomic<size_t> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<Clock::time_point> starts(n), ends(n);
+  std::vector<float> results(n);
+  std::vector<std::string> errors(n);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        PinThisThread(cpus[t]);
+      } catch (const Error& error) {
+        errors[t] = error.what();
+      }
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      starts[t] = Clock::now();
+      results[t] = fn(iterations, kScale, kOffset);
+      ends[t] = Clock::now();
+    });
+  }
+  while (ready.load() < n) std::this_thread::yield();
+  go.store(true, std::memory_order_release);
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors) {
+    if (!error.empty()) throw Error("FP32 peak: " + error);
+  }
+  // The results must be used, or the chains could be dropped as dead code.
+  volatile float sink = 0;
+  for (float r : results) sink = sink + r;
+  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
+                                       *std::min_element(starts.begin(), starts.end()))
+      .count();
+}
+
+PeakResult Measure(const std::string& isa, ChainsFn fn, int lanes, int chains,
+                   const std::vector<int>& cpus, int64_t iterations, const Protocol& protocol) {
+  PeakResult result;
+  result.isa = isa;
+  result.cpus = cpus;
+  result.lanes = lanes;
+  result.chains = chains;
+  result.iterations = iterations;
+  for (int i = 0; i < protocol.warmup; ++i) RunSample(fn, cpus, iterations);
+  double total = 0;
+  const int max_repeats = std::max(protocol.min_repeats, protocol.max_repeats);
+  while (static_cast<int>(result.samples_s.size()) < max_repeats &&
+         (static_cast<int>(result.samples_s.size()) < protocol.min_repeats ||
+          total < protocol.min_time_s)) {
+    result.samples_s.push_back(RunSample(fn, cpus, iterations));
+    total += result.samples_s.back();
+  }
+  result.median_s = Median(result.samples_s);
+  const double flops = 2.0 * lanes * chains * static_cast<double>(iterations) * cpus.size();
+  result.gflops = flops / result.median_s / 1e9;
+  result.best_gflops =
+      flops / *std::min_element(result.samples_s.begin(), result.samples_s.end()) / 1e9;
+  return result;
+}
+
+// Iterations for about `target_s` seconds on one thread, from short timed runs (the fastest of
+// three, so that a run that lost the CPU to other work does not set the length).
+int64_t Calibrate(ChainsFn fn, int cpu, double target_s) {
+  int64_t iterations = 1 << 10;
+  for (;;) {
+    double seconds = RunSample(fn, {cpu}, iterations);
+    seconds = std::min(seconds, RunSample(fn, {cpu}, iterations));
+    seconds = std::min(seconds, RunSample(fn, {cpu}, iterations));
+    if (seconds >= target_s / 4 || iterations >= (int64_t{1} << 34)) {
+      return std::max<int64_t>(1, static_cast<int64_t>(iterations * target_s / seconds));
+    }
+    iterations *= 4;
+  }
+}
+
+}  // namespace
+
+std::vector<PeakResult> MeasurePeak(const std::vector<int>& cpus, const Protocol& protocol) {
+  if (cpus.empty()) throw Error("FP32 peak: no CPUs to run on");
+  struct Kind {
+    std::string isa;
+    bool supported;
+    ChainsFn fn;
+    int lanes, chains;
+  };
+  __builtin_cpu_init();
+  const std::vector<Kind> kinds = {
+      {"avx2+fma", __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), FmaChainsAvx2,
+       8, kChainsAvx2},
+      {"avx512f", static_cast<bool>(__builtin_cpu_supports("avx512f")), FmaChainsAvx512, 16,
+       kChainsAvx512},
+  };
+  std::vector<PeakResult> results;
+  for (const Kind& kind : kinds) {
+    if (!kind.supported) continue;
+    const int64_t iterations = Calibrate(kind.fn, cpus[0], kSampleTarget);
+    results.push_back(
+        Measure(kind.isa, kind.fn, kind.lanes, kind.chains, {cpus[0]}, iterations, protocol));
+    if (cpus.size() > 1) {
+      results.push_back(
+          Measure(kind.isa, kind.fn, kind.lanes, kind.chains, cpus, iterations, protocol));
+    }
+  }
+  if (results.empty()) throw Error("FP32 peak: this CPU has neither AVX2+FMA nor AVX-512F");
+  return results;
+}
+
+}  // namespace glimpse::baselines

@@ -1,0 +1,330 @@
+// `glimpse tune --target cpu` end to end on tiny operators: the table and the JSON agree with the
+// database, a rerun resumes, a killed run loses nothing, the global budget is split as documented,
+// and every registered strategy tunes a CPU space (split and permutation knobs included).
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli_fixture.h"
+#include "glimpse/database.h"
+
+namespace glimpse::testing {
+namespace {
+
+const char* const kDense = "dense:M=4,N=8,K=16";
+
+class CliCpuTest : public CliTest {
+ protected:
+  // `glimpse tune --target cpu --progress quiet` + `args`.
+  static std::vector<std::string> CpuArgs(std::vector<std::string> args) {
+    std::vector<std::string> out = {"tune", "--target", "cpu", "--progress", "quiet"};
+    out.insert(out.end(), args.begin(), args.end());
+    return out;
+  }
+};
+
+std::vector<TuningRecord> RecordsOf(const std::string& db, const std::string& key) {
+  return Database(db, /*create=*/false).Records(key);
+}
+
+// The table's row for task `index` (1-based), split at runs of two or more spaces.
+std::vector<std::string> TableRow(const std::string& out, int index) {
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(std::to_string(index) + "  ", 0) != 0) continue;  // cells are 2 spaces apart
+    std::vector<std::string> cells;
+    size_t start = 0;
+    while (start < line.size()) {
+      size_t gap = line.find("  ", start);
+      if (gap == std::string::npos) gap = line.size();
+      if (gap > start) cells.push_back(line.substr(start, gap - start));
+      start = line.find_first_not_of(' ', gap);
+      if (start == std::string::npos) break;
+    }
+    return cells;
+  }
+  return {};
+}
+
+TEST_F(CliCpuTest, OpTableShowsPositiveGflopsAndRerunResumes) {
+  std::vector<std::string> args = CpuArgs({"--op", kDense, "--budget", "8", "--db", Db()});
+  CommandResult first = RunGlimpse(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // # | operator | weight | GFLOP/s | best | measured | failures | time
+  std::vector<std::string> row = TableRow(first.out, 1);
+  ASSERT_EQ(row.size(), 8u) << first.out;
+  EXPECT_EQ(row[1], kDense);
+  EXPECT_EQ(row[2], "1");
+  const double gflops = std::stod(row[3]);
+  EXPECT_GT(gflops, 0.0) << first.out;
+  EXPECT_EQ(row[5], "8");
+  EXPECT_NE(first.out.find("elementwise ops are not included"), std::string::npos) << first.out;
+
+  // The same command again: everything is resumed, nothing is measured.
+  args.push_back("--json");
+  CommandResult again = RunGlimpse(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  Json report = Json::parse(again.out);
+  ASSERT_EQ(report["tasks"].size(), 1u);
+  const Json& task = report["tasks"][0];
+  EXPECT_EQ(task["status"], "tuned");
+  EXPECT_EQ(task["measurements"], 8);
+  EXPECT_EQ(task["resumed"], 8);
+  const std::string key = task["workload_key"];
+  std::vector<TuningRecord> records = RecordsOf(Db(), key);
+  EXPECT_EQ(records.size(), 8u);
+
+  // JSON, table and database agree: best time, its GFLOP/s, and the failures by status.
+  Database database(Db(), false);
+  std::vector<TuningRecord> best = database.Best(key, report["device"], 1);
+  ASSERT_EQ(best.size(), 1u);
+  const double best_s = task["best"]["time_s"];
+  EXPECT_DOUBLE_EQ(best_s, best[0].time_s);
+  EXPECT_DOUBLE_EQ(task["best"]["gflops"].get<double>(), 2.0 * 4 * 8 * 16 / best_s / 1e9);
+  EXPECT_NEAR(gflops, task["best"]["gflops"].get<double>(), 0.006);
+  EXPECT_EQ(task["best"]["config"], best[0].config);
+  std::map<std::string, int64_t> stored;
+  for (const TuningRecord& r : records) ++stored[StatusName(r.status)];
+  for (const auto& [status, count] : task["by_status"].items()) {
+    EXPECT_EQ(stored[status], count.get<int64_t>()) << status;
+  }
+  EXPECT_DOUBLE_EQ(report["estimated_latency_s"].get<double>(), best_s);
+  EXPECT_EQ(report["device"], best[0].device);
+}
+
+TEST_F(CliCpuTest, GlobalBudgetIsSplitByWorkAndEachTaskIsItsOwnWorkload) {
+  // The first operator twice (weight 2, 2048 FLOPs in all), the second once (4096 FLOPs):
+  // 12 = 1 + 1 evenly, then 10 by work: 3.33 and 6.67 → 3 and 6, the last one to the larger
+  // remainder → budgets 4 and 8.
+  CommandResult result = RunGlimpse(
+      CpuArgs({"--op", kDense, "--op", "dense:M=4,N=8,K=64", "--op", kDense, "--global-budget",
+               "12", "--batch", "4", "--tuner", "random", "--db", Db(), "--json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json report = Json::parse(result.out);
+  EXPECT_EQ(report["budget"]["kind"], "global");
+  ASSERT_EQ(report["tasks"].size(), 2u);
+  EXPECT_EQ(report["tasks"][0]["weight"], 2);
+  EXPECT_EQ(report["tasks"][0]["layers"], Json({"op1", "op3"}));
+  EXPECT_EQ(report["tasks"][0]["budget"], 4);
+  EXPECT_EQ(report["tasks"][1]["budget"], 8);
+  double latency = 0;
+  std::set<std::string> keys;
+  for (const Json& task : report["tasks"]) {
+    EXPECT_EQ(task["measurements"], task["budget"]);
+    keys.insert(task["workload_key"].get<std::string>());
+    EXPECT_EQ(RecordsOf(Db(), task["workload_key"]).size(), task["budget"].get<size_t>());
+    if (task["status"] == "tuned") {
+      latency += task["weight"].get<double>() * task["best"]["time_s"].get<double>();
+    }
+  }
+  EXPECT_EQ(keys.size(), 2u);
+  if (report["estimated_latency_s"].is_number()) {
+    EXPECT_NEAR(report["estimated_latency_s"].get<double>(), latency, 1e-15);
+  } else {
+    EXPECT_LT(report["latency"]["tuned_tasks"].get<int>(), 2);
+  }
+}
+
+TEST_F(CliCpuTest, KilledRunResumesWithoutLossOrRepeats) {
+  const int kBudget = 40, kBatch = 4;
+  std::vector<std::string> args =
+      CpuArgs({"--op", kDense, "--tuner", "random", "--budget", std::to_string(kBudget), "--batch",
+               std::to_string(kBatch), "--seed", "5", "--db", Db(),
+               // A killed run cannot remove its kernels: keep them in the test's directory.
+               "--kernel-dir", dir_ + "/kernels"});
+  pid_t child = SpawnGlimpse(args);
+  std::vector<TuningRecord> before;
+  for (int i = 0; i < 1200 && before.size() < 2 * kBatch; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    try {
+      Database database(Db(), /*create=*/false);
+      std::vector<WorkloadEntry> workloads = database.Workloads();
+      before = workloads.empty() ? before : database.Records(workloads[0].key);
+    } catch (const std::exception&) {
+      // not created yet
+    }
+  }
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed";
+  Database database(Db(), false);
+  const std::string key = database.Workloads().at(0).key;
+  before = database.Records(key);
+  ASSERT_GE(before.size(), static_cast<size_t>(2 * kBatch));
+  ASSERT_LT(before.size(), static_cast<size_t>(kBudget));
+  EXPECT_EQ(before.size() % kBatch, 0u) << "a batch was half-committed";
+
+  CommandResult resumed = RunGlimpse(args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  std::vector<TuningRecord> after = database.Records(key);
+  ASSERT_EQ(after.size(), static_cast<size_t>(kBudget));
+  std::set<std::string> distinct;
+  for (const TuningRecord& r : after) distinct.insert(r.config_hash);
+  EXPECT_EQ(distinct.size(), after.size()) << "a configuration was measured twice";
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(after[i].id, before[i].id);
+    EXPECT_EQ(after[i].config_hash, before[i].config_hash);
+  }
+}
+
+// A whole model, one measurement per task: every distinct operator is its own workload, and the
+// latency estimate is Σ weight × best time over them.
+TEST_F(CliCpuTest, ModelRunTunesEveryDistinctOperator) {
+  CommandResult result =
+      RunGlimpse(CpuArgs({"--model", "resnet18", "--global-budget", "12", "--batch", "1", "--tuner",
+                          "random", "--db", Db(), "--json"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  Json report = Json::parse(result.out);
+  EXPECT_EQ(report["model"], "resnet18");
+  EXPECT_EQ(report["layers"], 21);
+  ASSERT_EQ(report["tasks"].size(), 12u);
+  Database database(Db(), false);
+  EXPECT_EQ(database.Workloads().size(), 12u);
+  int64_t weights = 0, tuned = 0;
+  double latency = 0;
+  for (const Json& task : report["tasks"]) {
+    weights += task["weight"].get<int64_t>();
+    EXPECT_EQ(task["budget"], 1);
+    EXPECT_EQ(task["measurements"], 1);
+    EXPECT_EQ(database.Records(task["workload_key"]).size(), 1u) << task["op"];
+    if (task["status"] == "tuned") {
+      ++tuned;
+      latency += task["weight"].get<double>() * task["best"]["time_s"].get<double>();
+    } else {
+      EXPECT_EQ(task["status"], "all-failed");
+      EXPECT_TRUE(task["best"].is_null());
+    }
+  }
+  EXPECT_EQ(weights, 21);
+  EXPECT_EQ(report["tasks"][1]["layers"],
+            Json({"layer1.0.conv1", "layer1.0.conv2", "layer1.1.conv1", "layer1.1.conv2"}));
+  EXPECT_EQ(report["latency"]["tuned_tasks"], tuned);
+  EXPECT_NEAR(report["latency"]["sum_of_tuned_s"].get<double>(), latency, 1e-12);
+  if (tuned == 12) {
+    EXPECT_NEAR(report["estimated_latency_s"].get<double>(), latency, 1e-12);
+  } else {
+    EXPECT_TRUE(report["estimated_latency_s"].is_null());
+  }
+}
+
+// Every registered strategy on a CPU space (split, permutation and categorical knobs). The model
+// tuners plan after 4 observations, so their cost model is fitted on the space's features and
+// their planner walks it within the 12 measurements.
+TEST_F(CliCpuTest, EveryRegisteredTunerTunesACpuSpace) {
+  CommandResult list = RunGlimpse({"tune", "--list-tuners"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::vector<std::string> tuners;
+  std::istringstream lines(list.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) tuners.push_back(line.substr(0, line.find(' ')));
+  }
+  ASSERT_GE(tuners.size(), 7u) << list.out;
+  const std::map<std::string, std::vector<std::string>> options = {
+      {"xgb", {"plan_size=4", "sa_n_iter=40"}},
+      {"xgb-reg", {"plan_size=4", "sa_n_iter=40"}},
+      {"chameleon", {"plan_size=4", "sa_n_iter=40", "k_min=2"}},
+      {"ga", {"population=6", "elite=2"}},
+  };
+  for (const std::string& tuner : tuners) {
+    SCOPED_TRACE(tuner);
+    std::string db = Db(tuner + ".db");
+    std::vector<std::string> args = CpuArgs({"--op", kDense, "--tuner", tuner, "--budget", "12",
+                                             "--batch", "4", "--seed", "3", "--db", db, "--json"});
+    if (auto it = options.find(tuner); it != options.end()) {
+      for (const std::string& option : it->second)
+        args.insert(args.end(), {"--tuner-option", option});
+    }
+    CommandResult result = RunGlimpse(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const Json task = Json::parse(result.out)["tasks"][0];
+    EXPECT_EQ(task["measurements"], 12);
+    EXPECT_EQ(task["status"], "tuned") << task.dump();
+    std::vector<TuningRecord> records = RecordsOf(db, task["workload_key"]);
+    ASSERT_EQ(records.size(), 12u);
+    std::set<std::string> distinct;
+    for (const TuningRecord& r : records) {
+      distinct.insert(r.config_hash);
+      EXPECT_EQ(r.strategy, tuner);
+    }
+    EXPECT_EQ(distinct.size(), 12u);
+  }
+}
+
+// Validity-driven initialisation on the CPU: presampling checks configurations by compiling them
+// (CompileValidityChecker), which are not measurements.
+TEST_F(CliCpuTest, XgbWithValidityInitCompilesChecksFirst) {
+  CommandResult result = RunGlimpse(CpuArgs({"--op",
+                                             kDense,
+                                             "--tuner",
+                                             "xgb",
+                                             "--budget",
+                                             "8",
+                                             "--batch",
+                                             "4",
+                                             "--db",
+                                             Db(),
+                                             "--json",
+                                             "--tuner-option",
+                                             "validity_init=true",
+                                             "--tuner-option",
+                                             "n_samples=8",
+                                             "--tuner-option",
+                                             "n_parallel=4",
+                                             "--tuner-option",
+                                             "e0_size=4",
+                                             "--tuner-option",
+                                             "e0_valid=2",
+                                             "--tuner-option",
+                                             "plan_size=4",
+                                             "--tuner-option",
+                                             "sa_n_iter=40"}));
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const Json task = Json::parse(result.out)["tasks"][0];
+  EXPECT_EQ(task["measurements"], 8);
+  EXPECT_EQ(RecordsOf(Db(), task["workload_key"]).size(), 8u);
+}
+
+TEST_F(CliCpuTest, ModelListAndShow) {
+  CommandResult list = RunGlimpse({"model", "list", "--json"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  Json models = Json::parse(list.out);
+  ASSERT_EQ(models.size(), 5u);
+  EXPECT_EQ(models[0]["model"], "resnet18");
+  EXPECT_EQ(models[0]["layers"], 21);
+  EXPECT_EQ(models[0]["tasks"], 12);
+
+  CommandResult show = RunGlimpse({"model", "show", "ResNet-18", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  Json model = Json::parse(show.out);
+  EXPECT_EQ(model["model"], "resnet18");
+  EXPECT_EQ(model["layers"].size(), 21u);
+  ASSERT_EQ(model["tasks"].size(), 12u);
+  int64_t weights = 0;
+  double flops = 0;
+  for (const Json& task : model["tasks"]) {
+    weights += task["weight"].get<int64_t>();
+    flops += task["total_flops"].get<double>();
+    EXPECT_TRUE(task["template"].get<bool>()) << task["op"];
+  }
+  EXPECT_EQ(weights, 21);
+  EXPECT_DOUBLE_EQ(flops, model["flops"].get<double>());
+  EXPECT_EQ(model["tasks"][11]["op"], "dense:M=1,N=1000,K=512,bias=1,relu=0");
+  EXPECT_EQ(model["tasks"][11]["layers"], Json({"fc"}));
+
+  CommandResult human = RunGlimpse({"model", "show", "resnet18"});
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  for (const char* needle : {"layer2.0.downsample", "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1",
+                             "21 layers, 12 distinct operators", "25.5 %"}) {
+    EXPECT_NE(human.out.find(needle), std::string::npos) << needle << " in:\n" << human.out;
+  }
+}
+
+}  // namespace
+}  // namespace glimpse::testing

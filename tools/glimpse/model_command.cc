@@ -1,0 +1,146 @@
+// `glimpse model list` and `glimpse model show NAME`: the model zoo, its layers and the distinct
+// operators a model is tuned as.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "format.h"
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/model_zoo.h"
+#include "tune_cpu_report.h"
+
+namespace glimpse::cli {
+namespace {
+
+struct ModelFlags {
+  std::string name;
+  bool json = false;
+};
+
+// "" when the operator has a CPU template, else why not ("no CPU template for … yet").
+std::string TemplateProblem(const CpuOp& op) {
+  try {
+    MakeCpuSpace(op);
+    return "";
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
+std::string Mflop(double flops) { return fmt::format("{:.1f}", flops / 1e6); }
+
+// 0.255 → "25.5 %"; small shares keep two decimals (ResNet-18's dense layer is "0.03 %").
+std::string Percent(double fraction) {
+  return fraction >= 0.01 ? fmt::format("{:.1f} %", 100 * fraction)
+                          : fmt::format("{:.2f} %", 100 * fraction);
+}
+
+void RunList(const ModelFlags& flags) {
+  Json rows = Json::array();
+  Table table({"model", "layers", "tasks", "GFLOP", "description"});
+  table.AlignLeft({"description"});
+  for (const ZooModelInfo& info : ZooModels()) {
+    std::vector<ModelLayer> layers = ZooModel(info.name);
+    const size_t tasks = ExtractTasks(layers).size();
+    const double flops = ModelFlops(layers);
+    rows.push_back({{"model", info.name},
+                    {"description", info.description},
+                    {"layers", layers.size()},
+                    {"tasks", tasks},
+                    {"flops", flops}});
+    table.AddRow({info.name, std::to_string(layers.size()), std::to_string(tasks),
+                  fmt::format("{:.2f}", flops / 1e9), info.description});
+  }
+  if (flags.json) {
+    std::cout << rows.dump(2) << "\n";
+    return;
+  }
+  table.Print(std::cout);
+  std::cout << "\nBatch 1, 3x224x224 input; GFLOP = 2 x multiply-adds of the convolutions and "
+               "dense layers.\n";
+}
+
+void RunShow(const ModelFlags& flags) {
+  const std::string name = CanonicalZooModelName(flags.name);
+  std::string description;
+  for (const ZooModelInfo& info : ZooModels()) {
+    if (info.name == name) description = info.description;
+  }
+  std::vector<ModelLayer> layers = ZooModel(name);
+  std::vector<ModelTask> tasks = ExtractTasks(layers);
+  const double total = ModelFlops(layers);
+
+  if (flags.json) {
+    Json out;
+    out["model"] = name;
+    out["description"] = description;
+    out["flops"] = total;
+    out["layers"] = Json::array();
+    for (const ModelLayer& layer : layers) {
+      out["layers"].push_back(
+          {{"name", layer.name}, {"op", CpuOpToString(layer.op)}, {"flops", CpuOpFlops(layer.op)}});
+    }
+    out["tasks"] = Json::array();
+    for (const ModelTask& task : tasks) {
+      std::string problem = TemplateProblem(task.op);
+      Json row = {{"op", task.op_text},         {"operator", CpuOpName(task.op)},
+                  {"weight", task.weight},      {"layers", task.layers},
+                  {"flops", task.Flops()},      {"total_flops", task.TotalFlops()},
+                  {"template", problem.empty()}};
+      if (!problem.empty()) row["template_error"] = problem;
+      out["tasks"].push_back(std::move(row));
+    }
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+
+  std::cout << fmt::format("{}: {}\n{} layers, {} distinct operators, {:.3f} GFLOP\n\nLayers\n",
+                           name, description, layers.size(), tasks.size(), total / 1e9);
+  Table layer_table({"#", "layer", "operator", "MFLOP"});
+  layer_table.AlignLeft({"layer", "operator"});
+  for (size_t i = 0; i < layers.size(); ++i) {
+    layer_table.AddRow({std::to_string(i + 1), layers[i].name,
+                        CompactOp(CpuOpToString(layers[i].op)), Mflop(CpuOpFlops(layers[i].op))});
+  }
+  layer_table.Print(std::cout);
+
+  std::cout << "\nTasks (distinct operators; weight = layers computing it)\n";
+  Table task_table({"#", "operator", "weight", "MFLOP", "share", "template", "layers"});
+  task_table.AlignLeft({"operator", "template", "layers"});
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const ModelTask& task = tasks[i];
+    std::string layer_names;
+    for (const std::string& layer : task.layers) {
+      layer_names += (layer_names.empty() ? "" : ", ") + layer;
+    }
+    task_table.AddRow({std::to_string(i + 1), CompactOp(task.op_text), std::to_string(task.weight),
+                       Mflop(task.Flops()), Percent(task.TotalFlops() / total),
+                       TemplateProblem(task.op).empty() ? "yes" : "not yet", layer_names});
+  }
+  task_table.Print(std::cout);
+  std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "
+               "total. Biases hold the folded batch norm; ReLU, residual adds and pooling are "
+               "not listed (not tuned).\n";
+}
+
+}  // namespace
+
+void AddModelCommand(CLI::App& app) {
+  auto flags = std::make_shared<ModelFlags>();
+  CLI::App* command = app.add_subcommand(
+      "model", "The model zoo: CNN layers at batch 1 and the distinct operators they tune as");
+  command->require_subcommand(1);
+  CLI::App* list = command->add_subcommand("list", "List the models of the zoo");
+  list->add_flag("--json", flags->json, "print JSON");
+  list->callback([flags] { RunList(*flags); });
+  CLI::App* show = command->add_subcommand(
+      "show", "A model's layers and its distinct operators (tasks) with weights and FLOPs");
+  show->add_option("name", flags->name, "model name ('glimpse model list')")->required();
+  show->add_flag("--json", flags->json, "print JSON");
+  show->callback([flags] { RunShow(*flags); });
+}
+
+}  // namespace glimpse::cli

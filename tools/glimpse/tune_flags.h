@@ -1,0 +1,69 @@
+// The flags of `glimpse tune`, shared by its two paths: replay of a recorded space
+// (tune_replay.cc) and generated kernels on this CPU (tune_cpu.cc).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "glimpse/measure.h"
+#include "glimpse/tuning_loop.h"
+#include "recorded_source.h"
+#include "transfer.h"
+
+namespace glimpse::cli {
+
+struct TuneFlags {
+  // Where candidates are measured: "replay" (a recorded space, --space) or "cpu" (this machine).
+  std::string target = "replay";
+
+  // Replay only.
+  RecordedSourceFlags source;
+  bool noise = false;
+  double pace_ms = 0.0;
+  TransferFlags transfer;
+
+  // --target cpu only.
+  std::string model;
+  std::vector<std::string> ops;
+  int64_t global_budget = 0;
+  int threads = 0;
+  double run_timeout_s = 10.0;
+  int build_jobs = 0;
+  std::string kernel_dir;
+
+  // Both.
+  std::string tuner = "ga";
+  std::vector<std::string> tuner_options;
+  int64_t budget = 200;
+  double time_budget_s = 0.0;
+  int64_t early_stopping = 0;
+  int batch = 16;
+  uint64_t seed = 0;
+  std::string database = Database::DefaultPath();
+  bool no_database = false;
+  bool no_resume = false;
+  std::string progress = "auto";
+  bool json = false;
+
+  // The flags given on the command line, by name ("--budget"), filled in before a path runs.
+  std::map<std::string, bool> given;
+  bool Given(const std::string& flag) const { return given.count(flag) > 0; }
+};
+
+// "auto", "live", "log", "quiet"; Error naming --progress otherwise.
+ProgressMode ParseProgress(const std::string& text);
+
+// The loop's options from the shared flags. `max_measurements` is the measurement budget of one
+// tuning run (0: none, when only --time-budget limits it). Throws Error naming a bad flag.
+TuneOptions MakeTuneOptions(const TuneFlags& flags, int64_t max_measurements);
+
+// "3 runtime-device, 1 wrong-answer" for the failed statuses in `by_status` ("" when none).
+std::string StatusBreakdown(const std::map<MeasureStatus, int64_t>& by_status);
+
+// The two paths of `glimpse tune`.
+void RunReplayTune(const TuneFlags& flags);
+void RunCpuTune(const TuneFlags& flags);
+
+}  // namespace glimpse::cli
