@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The ResNet-18 CPU table: glimpse's tuned operators beside oneDNN, OpenBLAS, MetaSchedule, peak.
+
+Reads what the runs wrote and nothing else (standard library only):
+  --db FILE            a glimpse tuning database of `glimpse tune --target cpu --model resnet18`
+  --baselines FILE     bench/cpu_baselines's --json output (oneDNN, OpenBLAS, the FP32 peak)
+  --metaschedule FILE  bench/peers/metaschedule_peer.py's --out (optional)
+  --checkpoints 64,256,1000   budgets at which glimpse's best-so-far is reported
+and prints a Markdown report: GFLOP/s per operator, the geometric mean of glimpse / oneDNN over the
+convolutions, dense / OpenBLAS, and the measurements glimpse needed to reach MetaSchedule's final
+quality. A checkpoint beyond what a task measured is shown as "—", never extrapolated.
+"""
+import argparse
+import json
+import math
+import sqlite3
+import sys
+
+
+def parse_op(text):
+    name, _, fields = text.partition(":")
+    values = dict(item.split("=") for item in fields.split(",") if item)
+    return name, {k: int(v) for k, v in values.items()}
+
+
+def op_flops(text):
+    """2 × multiply-adds, as glimpse's CpuOpFlops counts them (padding included)."""
+    name, f = parse_op(text)
+    if name == "dense":
+        return 2.0 * f["M"] * f["N"] * f["K"]
+    if name == "conv2d":
+        pad, stride, dil = f.get("pad", 0), f.get("stride", 1), f.get("dilation", 1)
+        oh = (f["H"] + 2 * pad - dil * (f["R"] - 1) - 1) // stride + 1
+        ow = (f["W"] + 2 * pad - dil * (f["S"] - 1) - 1) // stride + 1
+        return 2.0 * f["N"] * f["K"] * oh * ow * f["C"] * f["R"] * f["S"]
+    raise ValueError(f"no FLOP count for operator '{name}'")
+
+
+def canonical(text):
+    """The op text with every field, so that the three sources' spellings compare equal."""
+    name, f = parse_op(text)
+    defaults = {"bias": 0, "relu": 0}
+    if name == "conv2d":
+        defaults.update({"stride": 1, "pad": 0, "dilation": 1})
+    for key, value in defaults.items():
+        f.setdefault(key, value)
+    return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
+
+
+def glimpse_curves(db_path):
+    """op → list of the measurement times in order (None for a failure)."""
+    connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    curves, weights = {}, {}
+    rows = connection.execute(
+        "SELECT w.name, r.status, r.time_s FROM records r JOIN workloads w "
+        "ON r.workload_key = w.key ORDER BY r.id")
+    for name, status, time_s in rows:
+        curves.setdefault(canonical(name), []).append(time_s if status == "ok" else None)
+    return curves
+
+
+def best_after(times, n):
+    if len(times) < n:
+        return None
+    good = [t for t in times[:n] if t is not None]
+    return min(good) if good else None
+
+
+def first_reaching(times, target_s):
+    best = math.inf
+    for i, t in enumerate(times, start=1):
+        if t is not None:
+            best = min(best, t)
+        if best <= target_s:
+            return i
+    return None
+
+
+def fmt(value, digits=1):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--baselines", required=True)
+    parser.add_argument("--metaschedule")
+    parser.add_argument("--checkpoints", default="64,256,1000")
+    parser.add_argument("--tasks", default="bench/configs/resnet18_cpu_tasks.txt")
+    args = parser.parse_args()
+    checkpoints = [int(c) for c in args.checkpoints.split(",")]
+
+    with open(args.tasks) as f:
+        tasks = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    curves = glimpse_curves(args.db)
+    with open(args.baselines) as f:
+        baselines = json.load(f)
+    libs = {canonical(entry["op"]): entry["results"] for entry in baselines["ops"]}
+    peak = max(p["gflops"] for p in baselines["peak"] if p["threads"] == max(
+        q["threads"] for q in baselines["peak"]))
+    ms = {}
+    if args.metaschedule:
+        with open(args.metaschedule) as f:
+            doc = json.load(f)
+        ms_trials = doc["settings"]["trials"]
+        for entry in doc["ops"]:
+            ms[canonical(entry["op"])] = entry
+
+    header = (["operator"] + [f"glimpse @{c}" for c in checkpoints] +
+              ["oneDNN (blocked)", "oneDNN (NCHW)", "OpenBLAS sgemm"] +
+              ([f"MetaSchedule @{ms_trials}", "glimpse measurements to reach it"] if ms else []) +
+              ["peak"])
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    conv_ratios, dense_ratio, reach = [], None, []
+    for op in tasks:
+        key = canonical(op)
+        flops = op_flops(op)
+        times = curves.get(key, [])
+        gf = lambda t: None if t is None else flops / t / 1e9
+        row = [f"`{op}`"] + [fmt(gf(best_after(times, c))) for c in checkpoints]
+        lib = libs.get(key, {})
+        lib_gf = {name: lib[name]["gflops"] for name in lib if lib[name].get("passed", True)}
+        row += [fmt(lib_gf.get("onednn_blocked")), fmt(lib_gf.get("onednn_plain")),
+                fmt(lib_gf.get("openblas_sgemm"))]
+        final = min([t for t in times if t is not None], default=None)
+        if key.startswith("conv2d") and final and "onednn_blocked" in lib_gf:
+            conv_ratios.append(gf(final) / lib_gf["onednn_blocked"])
+        if key.startswith("dense") and final and "openblas_sgemm" in lib_gf:
+            dense_ratio = gf(final) / lib_gf["openblas_sgemm"]
+        if ms:
+            entry = ms.get(key)
+            if entry and entry.get("best"):
+                target = entry["best"]["time_s"]
+                n = first_reaching(times, target)
+                reach.append((op, n, ms_trials))
+                row += [fmt(entry["best"]["gflops"]), "not reached" if n is None else str(n)]
+            else:
+                row += ["—", "—"]
+        row.append(fmt(peak))
+        print("| " + " | ".join(row) + " |")
+    print()
+    if conv_ratios:
+        geo = math.exp(sum(math.log(r) for r in conv_ratios) / len(conv_ratios))
+        print(f"- glimpse (final) / oneDNN blocked, geometric mean over {len(conv_ratios)} "
+              f"convolutions: **{geo:.2f}×** (goal ≥ 1.0×)")
+    if dense_ratio is not None:
+        print(f"- glimpse (final) / OpenBLAS sgemm on the dense layer: **{dense_ratio:.2f}×** "
+              "(goal ≥ 0.9×)")
+    if reach:
+        within = sum(1 for _, n, t in reach if n is not None and n <= t / 4)
+        print(f"- MetaSchedule's final quality reached by glimpse within 1/4 of its {ms_trials} "
+              f"measurements on {within} of {len(reach)} operators (goal: all)")
+    counts = {key: len(v) for key, v in curves.items()}
+    print(f"- glimpse measurements per task: {sorted(set(counts.values()))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
