@@ -104,20 +104,7 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   E iw = ow * shape.stride + E::Var("s", shape.dilation);
   Access load;
   if (copy_pad) {
-    const int64_t hp = shape.h + 2 * shape.pad, wp = shape.w + 2 * shape.pad;
-    int padded = nest.AddTensor({"P", {shape.n, shape.c, hp, wp}, "NCHW", DType::kFloat32,
-                                 TensorRole::kTemp});
-    Stmt copy{StmtKind::kCopy,
-              {padded, {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")}},
-              {in,
-               {E::Var("pn"), E::Var("pc"), E::Var("ph") + E::Const(-shape.pad),
-                E::Var("pw") + E::Const(-shape.pad)},
-               /*zero_outside=*/true}};
-    nest.body.push_back(Node::MakeLoop(
-        {"pn", shape.n},
-        {Node::MakeLoop({"pc", shape.c, LoopKind::kParallel},
-                        {Node::MakeLoop({"ph", hp}, {Node::MakeLoop({"pw", wp},
-                                                                    {Node::MakeStmt(copy)})})})}));
+    int padded = AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
     load = {padded, {E::Var("n"), E::Var("c"), ih, iw}};
   } else {
     E pad = E::Const(-shape.pad);

@@ -135,20 +135,8 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
                           TensorRole::kTemp, -1, "ow0"});
     Access load;
     if (copy_pad) {
-      int padded = nest.AddTensor({"P", {shape.n, shape.c, hp, wp}, "NCHW", DType::kFloat32,
-                                   TensorRole::kTemp});
-      Stmt copy{StmtKind::kCopy,
-                {padded, {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")}},
-                {in,
-                 {E::Var("pn"), E::Var("pc"), E::Var("ph") + E::Const(-shape.pad),
-                  E::Var("pw") + E::Const(-shape.pad)},
-                 /*zero_outside=*/true}};
-      nest.body.push_back(Node::MakeLoop(
-          {"pn", shape.n},
-          {Node::MakeLoop(
-              {"pc", shape.c, LoopKind::kParallel},
-              {Node::MakeLoop({"ph", hp}, {Node::MakeLoop({"pw", wp},
-                                                          {Node::MakeStmt(copy)})})})}));
+      int padded =
+          AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
       load = {padded, {E::Var("n"), channel, ih, iw}};
     } else {
       load = {in, {E::Var("n"), channel, ih, iw}, guard};

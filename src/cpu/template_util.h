@@ -45,6 +45,12 @@ struct MatmulDims {
 ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel);
 LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config);
 
+// Appends to `nest` a zero-padded copy P[n][c][h+2·pad][w+2·pad] of the NCHW input tensor
+// `input` (parallel over channels) and returns P's tensor index: the "padding = copy" choice of
+// the convolution templates.
+int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t h, int64_t w,
+                       int64_t pad);
+
 ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
 ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape);
