@@ -162,7 +162,7 @@ void RunGroup(const Group& group, int count, uint64_t seed, CpuBuilder& builder,
     std::fflush(stdout);
     return;
   }
-  fmt::print("| {} | {} | {}/{}{} | {:.1f} | {:.0f} % | {:.1f} | {:.3f} ms | {:.0f} s |\n",
+  fmt::print("| {} | {} | {}/{}{} | {:.1f} | {:.0f} % | {:.1f} | {:.4f} ms | {:.0f} s |\n",
              group.op, FixedText(group), gflops.size(), inputs.size(), failed, gflops.back(),
              100 * gflops.back() / peak, gflops[gflops.size() / 2], results[best].time_s * 1e3,
              wall);

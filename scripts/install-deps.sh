@@ -10,6 +10,7 @@ packages=(
   libxgboost-dev
   libgtest-dev libgmock-dev
   libdnnl-dev libopenblas-dev
+  libtorch-dev
 )
 
 missing=()

@@ -13,6 +13,16 @@
 // (kPrepared tensors) the main body then reads. Keeping it apart lets a runner exclude it from the
 // timed call, the way an inference compiler transforms weights at compile time.
 //
+// GPU nests. A nest keeps sequential semantics on every target: loops bound to GPU indices
+// (LoopKind::kBlock*/kThread*) are still loops over their extent, and a kCooperative loop is a
+// serial loop. A GPU emitter maps the bound loops to blockIdx/threadIdx, shares the iterations of
+// a cooperative copy among a block's threads between two barriers, and places kShared and kLocal
+// temporaries in shared memory and registers. Because the copy into a shared tile depends on no
+// thread variable, repeating it in every thread iteration (what the sequential reading does)
+// computes the same result as the block doing it once together: so the C++ emitter can run a GPU
+// nest on the CPU, which tests a GPU template's index arithmetic without a GPU. The structural
+// rules a GPU nest obeys are in glimpse/gpu.h (ValidateGpuNest).
+//
 // Nothing here knows about C++ or any other target language.
 #pragma once
 
@@ -33,7 +43,19 @@ enum class TensorRole : uint8_t {
   // Written by LoopNest::prepare from constant inputs, read-only in LoopNest::body (a weight
   // packed into the schedule's blocked layout). All kPrepared tensors share one buffer.
   kPrepared,
+  // A table of constants known when the nest is built (TensorDecl::values): the coefficients of
+  // a linear transform (winograd's Bᵀ, G, Aᵀ). Read-only in `body` and `prepare`; emitters write
+  // it into the generated source, so a statement whose index into it is constant after unrolling
+  // lets the compiler fold the coefficient (a multiply by 1 disappears).
+  kLiteral,
 };
+
+// Where a GPU emitter places a tensor. CPU emitters ignore it. kShared and kLocal are for kTemp
+// tensors only: kShared is one tile per thread block (its scope_loop is the innermost block-bound
+// loop), kLocal is private to a thread, held in registers when every access has constant indices
+// after unrolling (its scope_loop is a thread-bound loop or a loop inside one).
+enum class MemoryScope : uint8_t { kGlobal, kShared, kLocal };
+const char* MemoryScopeName(MemoryScope scope);  // "global", "shared", "local"
 
 struct TensorDecl {
   std::string name;
@@ -48,6 +70,9 @@ struct TensorDecl {
   // kInput: a constant of the model (a weight, a bias) rather than an activation; only constant
   // inputs may be read by LoopNest::prepare.
   bool constant = false;
+  MemoryScope scope = MemoryScope::kGlobal;  // GPU placement (see MemoryScope)
+  // kLiteral: the elements, row-major; exactly NumElements() of them (LoopNest::Validate).
+  std::vector<float> values;
 
   TensorDecl() = default;
   TensorDecl(std::string name, std::vector<int64_t> shape, std::string layout, DType dtype,
@@ -77,7 +102,10 @@ struct Access {
   int tensor = -1;  // index into LoopNest::tensors
   std::vector<AffineExpr> index;
   // For loads: elements outside the tensor's bounds read as 0 (implicit zero padding); the
-  // emitter guards the load. Stores are never guarded.
+  // emitter guards the load. For a statement's destination: the statement is skipped for
+  // elements outside the tensor (a guarded store, e.g. the half of a 2×2 output tile that
+  // overhangs an odd output size); a kMultiplyAdd into a guarded destination is skipped whole.
+  // Without the flag every index must stay in bounds (LoopNest::Validate).
   bool zero_outside = false;
 
   Access() = default;
@@ -104,8 +132,30 @@ struct Stmt {
       : kind(kind), dst(std::move(dst)), a(std::move(a)), b(std::move(b)) {}
 };
 
-enum class LoopKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled };
-const char* LoopKindName(LoopKind kind);  // "serial", "parallel", "vectorized", "unrolled"
+enum class LoopKind : uint8_t {
+  kSerial,
+  kParallel,    // CPU: iterations shared among threads
+  kVectorized,  // CPU: SIMD lanes; GPU: one vector load/store where the emitter can, else unrolled
+  kUnrolled,
+  // GPU: the loop variable is blockIdx.x/y/z (resp. threadIdx.x/y/z). Several loops may bind the
+  // same index: they are fused, the outermost slowest-varying (blockIdx.z = f_outer · E + f_inner).
+  kBlockX,
+  kBlockY,
+  kBlockZ,
+  kThreadX,
+  kThreadY,
+  kThreadZ,
+  // GPU: a loop of a cooperative copy into a kShared tile — the iterations of a chain of such
+  // loops are shared among the block's threads, with a barrier before and after (see the note on
+  // GPU nests at the top of this file).
+  kCooperative,
+};
+// "serial", "parallel", "vectorized", "unrolled", "blockIdx.x", …, "threadIdx.z", "cooperative"
+const char* LoopKindName(LoopKind kind);
+bool IsBlockBinding(LoopKind kind);   // kBlockX/Y/Z
+bool IsThreadBinding(LoopKind kind);  // kThreadX/Y/Z
+// 0 for x, 1 for y, 2 for z (block or thread binding); -1 for every other kind.
+int BindingAxis(LoopKind kind);
 
 struct Loop {
   std::string name;  // unique in the nest; also the loop variable's name
@@ -156,9 +206,11 @@ struct LoopNest {
   int NumInputs() const;
 
   // Structural checks: unique loop names, every variable used inside its loop, every access of
-  // the right rank, every unguarded access in bounds (checked on the extreme corners, exact for
-  // affine expressions with the loop ranges); `body` writes only the output and temporaries,
-  // `prepare` reads only constant inputs (and prepared tensors) and writes only prepared ones.
+  // the right rank, every unguarded access (load or store) in bounds (checked on the extreme
+  // corners, exact for affine expressions with the loop ranges); `body` writes only the output
+  // and temporaries, `prepare` reads only constant inputs, literal tables (and prepared tensors)
+  // and writes only prepared ones; nothing writes a kLiteral table, whose `values` must hold
+  // exactly NumElements() floats.
   // Throws Error describing the first problem.
   void Validate() const;
 };

@@ -135,9 +135,12 @@ class ReplayRunner : public Runner {
   int64_t measurements_ = 0;
 };
 
-// Writing records in the Kernel Tuner ecosystem's formats, so that its tools read ours. Only
-// spaces of ordered/categorical knobs can be written (Kernel Tuner has no split knobs); others
-// are an Error. `records` are of one workload on one device (the first record's device, else
+// Writing records in the Kernel Tuner ecosystem's formats, so that its tools read ours. Ordered
+// and categorical knobs are written as they are. Kernel Tuner has no split knobs: a Kernel Tuner
+// cache writes each as one parameter whose values are strings of its factors joined by 'x'
+// ("1x2x4x8", in the knob's order), which LoadRecordedSpace reads back as a categorical knob of
+// those strings (a space replay tunes; the factors are no longer a split's). T4 results take no
+// split knobs, and neither format permutation knobs: those are an Error naming the knob. `records` are of one workload on one device (the first record's device, else
 // task.device, is written); a configuration recorded more than once is written once (its fastest
 // ok record, else its last failure). Times are written in milliseconds; benchmark time is
 // cost_s - compile_time_s.

@@ -1,6 +1,7 @@
 #include "glimpse/loop_nest.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -70,8 +71,41 @@ const char* LoopKindName(LoopKind kind) {
     case LoopKind::kParallel: return "parallel";
     case LoopKind::kVectorized: return "vectorized";
     case LoopKind::kUnrolled: return "unrolled";
+    case LoopKind::kBlockX: return "blockIdx.x";
+    case LoopKind::kBlockY: return "blockIdx.y";
+    case LoopKind::kBlockZ: return "blockIdx.z";
+    case LoopKind::kThreadX: return "threadIdx.x";
+    case LoopKind::kThreadY: return "threadIdx.y";
+    case LoopKind::kThreadZ: return "threadIdx.z";
+    case LoopKind::kCooperative: return "cooperative";
   }
   return "serial";
+}
+
+bool IsBlockBinding(LoopKind kind) {
+  return kind == LoopKind::kBlockX || kind == LoopKind::kBlockY || kind == LoopKind::kBlockZ;
+}
+
+bool IsThreadBinding(LoopKind kind) {
+  return kind == LoopKind::kThreadX || kind == LoopKind::kThreadY || kind == LoopKind::kThreadZ;
+}
+
+int BindingAxis(LoopKind kind) {
+  switch (kind) {
+    case LoopKind::kBlockX: case LoopKind::kThreadX: return 0;
+    case LoopKind::kBlockY: case LoopKind::kThreadY: return 1;
+    case LoopKind::kBlockZ: case LoopKind::kThreadZ: return 2;
+    default: return -1;
+  }
+}
+
+const char* MemoryScopeName(MemoryScope scope) {
+  switch (scope) {
+    case MemoryScope::kGlobal: return "global";
+    case MemoryScope::kShared: return "shared";
+    case MemoryScope::kLocal: return "local";
+  }
+  return "global";
 }
 
 Node Node::MakeLoop(Loop loop, std::vector<Node> body) {
@@ -246,7 +280,8 @@ void LoopNest::Validate() const {
         int64_t span = c * ((*it)->extent - 1);
         (span > 0 ? hi : lo) += span;
       }
-      if (!(is_load && access.zero_outside) && (lo < 0 || hi >= t.shape[d])) {
+      // zero_outside: a load reads 0 there, a store is skipped (Access::zero_outside).
+      if (!access.zero_outside && (lo < 0 || hi >= t.shape[d])) {
         throw Error("loop nest '" + name + "': " + t.name + " dimension " + std::to_string(d) +
                     " is indexed in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                     "], outside [0, " + std::to_string(t.shape[d]) + ")");
@@ -272,10 +307,24 @@ void LoopNest::Validate() const {
     for (const Access* read : reads) {
       const TensorDecl& t = tensors[read->tensor];
       bool allowed = (t.role == TensorRole::kInput && t.constant) ||
-                     t.role == TensorRole::kPrepared;
+                     t.role == TensorRole::kPrepared || t.role == TensorRole::kLiteral;
       if (!allowed) role_error(*read, "reads the non-constant tensor");
     }
   };
+  for (const TensorDecl& t : tensors) {
+    if (t.role == TensorRole::kLiteral && static_cast<int64_t>(t.values.size()) !=
+                                              t.NumElements()) {
+      throw Error("loop nest '" + name + "': literal table " + t.name + " has " +
+                  std::to_string(t.values.size()) + " values, its shape needs " +
+                  std::to_string(t.NumElements()));
+    }
+    for (float v : t.values) {
+      if (!std::isfinite(v)) {
+        throw Error("loop nest '" + name + "': literal table " + t.name +
+                    " holds a value that is not finite");
+      }
+    }
+  }
   std::vector<const Loop*> stack;
   for (bool in_prepare : {false, true}) {
     Walk(in_prepare ? prepare : body, stack,
@@ -429,8 +478,14 @@ std::string NestToString(const LoopNest& nest) {
     if (t.role == TensorRole::kPrepared) {
       out << "prepared " << t.name << "[" << t.NumElements() << "]\n";
     }
+    if (t.role == TensorRole::kLiteral) {
+      out << "literal " << t.name << "[" << t.NumElements() << "] = {";
+      for (size_t i = 0; i < t.values.size(); ++i) out << (i ? ", " : "") << t.values[i];
+      out << "}\n";
+    }
     if (t.role != TensorRole::kTemp) continue;
     out << "temp " << t.name << "[" << t.NumElements() << "]"
+        << (t.scope == MemoryScope::kGlobal ? "" : std::string(" ") + MemoryScopeName(t.scope))
         << (t.scope_loop.empty() ? "" : " in " + t.scope_loop) << "\n";
   }
   Dump(nest, nest.body, 0, out);

@@ -6,8 +6,10 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "glimpse/error.h"
@@ -19,14 +21,28 @@ namespace {
 
 constexpr double kSToMs = 1e3;
 
-void CheckWritable(const Task& task, const char* format) {
+void CheckWritable(const Task& task, const char* format, bool splits_as_text) {
   for (const Knob& knob : task.space.knobs()) {
-    if (knob.kind() != KnobKind::kOrdered && knob.kind() != KnobKind::kCategorical) {
-      throw Error(std::string("cannot write task '") + task.name + "' as " + format + ": knob '" +
-                  knob.name() + "' is a " + KnobKindName(knob.kind()) +
-                  " knob; only ordered and categorical knobs can be written");
-    }
+    if (knob.kind() == KnobKind::kOrdered || knob.kind() == KnobKind::kCategorical) continue;
+    if (knob.kind() == KnobKind::kSplit && splits_as_text) continue;
+    throw Error(std::string("cannot write task '") + task.name + "' as " + format + ": knob '" +
+                knob.name() + "' is a " + KnobKindName(knob.kind()) + " knob; only ordered, " +
+                "categorical" + (splits_as_text ? " and split" : "") + " knobs can be written");
   }
+}
+
+// A split knob's value as one Kernel Tuner parameter value: its factors joined by 'x' ("1x2x4x8").
+Json SplitText(const KnobValue& value) {
+  const auto& factors = std::get<std::vector<int64_t>>(value);
+  std::string text;
+  for (size_t i = 0; i < factors.size(); ++i) text += (i ? "x" : "") + std::to_string(factors[i]);
+  return text;
+}
+
+// How a knob's value is written: split knobs as SplitText when `splits_as_text`, others as is.
+Json WrittenValue(const Knob& knob, const KnobValue& value, bool splits_as_text) {
+  if (splits_as_text && knob.kind() == KnobKind::kSplit) return SplitText(value);
+  return KnobValueToJson(value);
 }
 
 // One record per configuration: its fastest ok record, else its last failure.
@@ -52,8 +68,9 @@ std::vector<const TuningRecord*> OnePerConfig(const std::vector<TuningRecord>& r
   return picked;
 }
 
-// The record's value of every knob, in the space's order, checked against the knob.
-std::vector<Json> KnobValues(const Task& task, const TuningRecord& record) {
+// The record's value of every knob, in the space's order, checked against the knob, as written
+// (WrittenValue).
+std::vector<Json> KnobValues(const Task& task, const TuningRecord& record, bool splits_as_text) {
   std::vector<Json> values;
   for (const Knob& knob : task.space.knobs()) {
     auto it = record.config.find(knob.name());
@@ -61,11 +78,12 @@ std::vector<Json> KnobValues(const Task& task, const TuningRecord& record) {
       throw Error("record " + std::to_string(record.id) + " has no value for knob '" + knob.name() +
                   "'");
     }
-    if (!knob.IndexOfJson(*it)) {
+    std::optional<size_t> index = knob.IndexOfJson(*it);
+    if (!index) {
       throw Error("record " + std::to_string(record.id) + ": knob '" + knob.name() +
                   "' has value " + it->dump() + ", which the task's space does not list");
     }
-    values.push_back(*it);
+    values.push_back(WrittenValue(knob, knob.ValueAt(*index), splits_as_text));
   }
   return values;
 }
@@ -142,7 +160,7 @@ std::string DeviceOf(const Task& task, const std::vector<TuningRecord>& records)
 
 void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& records,
                            std::ostream& out) {
-  CheckWritable(task, "a Kernel Tuner cache");
+  CheckWritable(task, "a Kernel Tuner cache", /*splits_as_text=*/true);
   // ordered_json keeps the members in Kernel Tuner's order.
   using OrderedJson = nlohmann::ordered_json;
   OrderedJson document;
@@ -160,7 +178,7 @@ void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& re
     keys.push_back(knob.name());
     OrderedJson values = OrderedJson::array();
     for (const KnobValue& value : knob.values()) {
-      values.push_back(OrderedJson::parse(KnobValueToJson(value).dump()));
+      values.push_back(OrderedJson::parse(WrittenValue(knob, value, true).dump()));
     }
     params[knob.name()] = std::move(values);
   }
@@ -169,7 +187,7 @@ void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& re
   document["objective"] = "time";
   OrderedJson cache = OrderedJson::object();
   for (const TuningRecord* record : OnePerConfig(records)) {
-    std::vector<Json> values = KnobValues(task, *record);
+    std::vector<Json> values = KnobValues(task, *record, /*splits_as_text=*/true);
     std::string key;
     OrderedJson entry = OrderedJson::object();
     for (size_t k = 0; k < values.size(); ++k) {
@@ -197,11 +215,11 @@ void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& re
 }
 
 void WriteT4Results(const Task& task, const std::vector<TuningRecord>& records, std::ostream& out) {
-  CheckWritable(task, "T4 results");
+  CheckWritable(task, "T4 results", /*splits_as_text=*/false);
   using OrderedJson = nlohmann::ordered_json;
   OrderedJson results = OrderedJson::array();
   for (const TuningRecord* record : OnePerConfig(records)) {
-    std::vector<Json> values = KnobValues(task, *record);
+    std::vector<Json> values = KnobValues(task, *record, /*splits_as_text=*/false);
     OrderedJson result = OrderedJson::object();
     if (std::string stamp = Timestamp(record->finished_at); !stamp.empty()) {
       result["timestamp"] = stamp;

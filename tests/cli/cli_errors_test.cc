@@ -92,7 +92,7 @@ TEST_F(CliErrorTest, ReplayNeedsASpace) {
 
 TEST_F(CliErrorTest, UnknownTargetListsTheKnownOnes) {
   ExpectError({"tune", "--target", "gpu", "--op", "dense:M=1,N=2,K=3"},
-              "--target: unknown target 'gpu'; known: cpu, replay");
+              "--target: unknown target 'gpu'; known: cpu, cuda, replay");
 }
 
 TEST_F(CliErrorTest, CpuFlagsNeedTargetCpu) {
@@ -151,6 +151,7 @@ TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
   ExpectError(with({"--budget", "0"}), "--budget");
   ExpectError(with({"--threads", "-1"}), "--threads must be 0");
   ExpectError(with({"--run-timeout", "0"}), "--run-timeout must be a positive number");
+  ExpectError(with({"--build-timeout", "-1"}), "--build-timeout must be a positive number");
   ExpectError(with({"--build-jobs", "-2"}), "--build-jobs must be 0");
   ExpectError(with({"--tuner", "xgbb"}), "unknown tuner 'xgbb'; known:");
   ExpectError(with({"--tuner", "ga", "--tuner-option", "populaton=5"}), "populaton");

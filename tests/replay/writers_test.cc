@@ -4,8 +4,10 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "glimpse/replay.h"
@@ -171,15 +173,87 @@ TEST(Writers, StatusesMapAsDocumented) {
   EXPECT_NEAR(kt.entries.at(kt.space.ToDenseIndex(ok)).time_s, 0.004, 1e-15);
 }
 
-TEST(Writers, SplitKnobsCannotBeWritten) {
+TEST(Writers, SplitKnobsGoToCachesAsTextAndNotToT4Results) {
   Task task;
   task.name = "split";
   task.space.AddKnob(Knob::Split("tile", 16, 2));
   std::ostringstream out;
+  WriteKernelTunerCache(task, {}, out);
+  Json document = Json::parse(out.str());
+  // Every factorisation of 16 into 2 parts, in the knob's order, as "AxB".
+  Json expected = Json::array();
+  for (const KnobValue& value : task.space.knobs()[0].values()) {
+    const auto& factors = std::get<std::vector<int64_t>>(value);
+    expected.push_back(std::to_string(factors[0]) + "x" + std::to_string(factors[1]));
+  }
+  EXPECT_EQ(expected.size(), 5u);  // 1x16, 2x8, 4x4, 8x2, 16x1
+  EXPECT_EQ(document["tune_params"]["tile"], expected);
+  std::string message = ErrorMessageOf([&] { WriteT4Results(task, {}, out); });
+  EXPECT_NE(message.find("'tile' is a split knob"), std::string::npos) << message;
+}
+
+TEST(Writers, PermutationKnobsCannotBeWritten) {
+  Task task;
+  task.name = "order";
+  task.space.AddKnob(Knob::Permutation("reorder", 3));
+  std::ostringstream out;
   std::string message = ErrorMessageOf([&] { WriteKernelTunerCache(task, {}, out); });
-  EXPECT_NE(message.find("'tile'"), std::string::npos) << message;
-  message = ErrorMessageOf([&] { WriteT4Results(task, {}, out); });
-  EXPECT_NE(message.find("split"), std::string::npos) << message;
+  EXPECT_NE(message.find("'reorder' is a permutation knob"), std::string::npos) << message;
+}
+
+// A space like the GPU templates' (split knobs beside ordered ones) written as a cache and read
+// back: the split knobs become categorical knobs of "AxBxC" strings, every entry keeps its
+// status and times, and replay measures a configuration at its recorded time.
+TEST(Writers, SplitKnobCacheRoundTripsIntoAReplayableSpace) {
+  Task task;
+  task.name = "gpu-like";
+  task.device = "NVIDIA H100 80GB HBM3";
+  task.description = {{"op", "dense"}};
+  task.space.AddKnob(Knob::Split("tile_m", 8, 3));
+  task.space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{512}}));
+  const std::vector<std::vector<int64_t>> tiles = {{1, 2, 4}, {8, 1, 1}, {2, 2, 2}};
+  std::vector<TuningRecord> records;
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    TuningRecord record;
+    record.device = task.device;
+    record.config = {{"tile_m", tiles[i]}, {"unroll", 512}};
+    record.status = i == 2 ? MeasureStatus::kCompileDevice : MeasureStatus::kOk;
+    record.time_s = i == 2 ? std::numeric_limits<double>::infinity() : 0.001 * (i + 1);
+    if (i != 2) record.samples_s = {0.001 * (i + 1), 0.001 * (i + 1)};
+    record.compile_time_s = 0.25;
+    record.cost_s = 0.5;
+    records.push_back(record);
+  }
+  std::ostringstream out;
+  WriteKernelTunerCache(task, records, out);
+  Json document = Json::parse(out.str());
+  EXPECT_TRUE(document["cache"].contains("1x2x4,512")) << out.str();
+
+  RecordedSpace back =
+      LoadRecordedSpace(WriteTextFile(MakeTempDir("glimpse-split"), "H100.json", out.str()));
+  EXPECT_EQ(back.device_name, task.device);
+  ASSERT_EQ(back.space.knobs().size(), 2u);
+  const Knob& tile = back.space.knobs()[0];
+  EXPECT_EQ(tile.name(), "tile_m");
+  EXPECT_EQ(tile.kind(), KnobKind::kCategorical);
+  EXPECT_EQ(tile.values().size(), task.space.knobs()[0].values().size());
+  EXPECT_EQ(back.space.knobs()[1].kind(), KnobKind::kOrdered);
+  ASSERT_EQ(back.entries.size(), 3u);
+
+  Task replayed = back.MakeTask();
+  ReplayRunner runner(std::make_shared<RecordedSpace>(back));
+  std::vector<MeasureInput> inputs;
+  for (const char* text : {"1x2x4", "8x1x1", "2x2x2"}) {
+    inputs.push_back({&replayed, back.space.ConfigFromJson({{"tile_m", text}, {"unroll", 512}})});
+  }
+  std::vector<MeasureResult> results = runner.Run(inputs, std::vector<BuildResult>(3));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, MeasureStatus::kOk);
+  EXPECT_NEAR(results[0].time_s, 0.001, 1e-15);
+  EXPECT_EQ(results[1].status, MeasureStatus::kOk);
+  EXPECT_NEAR(results[1].time_s, 0.002, 1e-15);
+  EXPECT_EQ(results[2].status, MeasureStatus::kCompileDevice);
+  EXPECT_NEAR(results[2].compile_time_s, 0.25, 1e-12);
 }
 
 TEST(Writers, ARecordedConfigurationIsWrittenOnceFastestFirst) {

@@ -12,5 +12,6 @@ void AddSpaceCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddModelCommand(CLI::App& app);
 void AddHardwareCommand(CLI::App& app);
+void AddTrainCommand(CLI::App& app);
 
 }  // namespace glimpse::cli

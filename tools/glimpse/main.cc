@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   glimpse::cli::AddBenchCommand(app);
   glimpse::cli::AddModelCommand(app);
   glimpse::cli::AddHardwareCommand(app);
+#ifndef GLIMPSE_WITHOUT_TRAIN  // glimpse_lite (CMakeLists.txt): no libtorch, no `glimpse train`
+  glimpse::cli::AddTrainCommand(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,5 +1,5 @@
 // `glimpse tune`: the flags, the checks that a flag suits the target, and the dispatch to the
-// replay path (tune_replay.cc) or the CPU path (tune_cpu.cc).
+// replay path (tune_replay.cc), the CPU path (tune_cpu.cc) or the CUDA path (tune_cuda.cc).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -45,27 +45,46 @@ std::string StatusBreakdown(const std::map<MeasureStatus, int64_t>& by_status) {
 
 namespace {
 
-// Flags that only one target understands; giving one to the other target is an Error.
+// Flags that only some targets understand; giving one to another target is an Error.
 const std::vector<std::string> kReplayOnly = {
     "--space", "--t1",      "--restrict",      "--device",
     "--noise", "--pace-ms", "--transfer-from", "--transfer-from-db"};
-const std::vector<std::string> kCpuOnly = {"--model",     "--op",          "--global-budget",
-                                           "--threads",   "--run-timeout", "--build-jobs",
-                                           "--kernel-dir"};
+// Generated kernels (cpu and cuda).
+const std::vector<std::string> kKernelOnly = {"--model",       "--op",         "--global-budget",
+                                              "--run-timeout", "--build-jobs", "--build-timeout",
+                                              "--kernel-dir"};
+const std::vector<std::string> kCpuOnly = {"--threads"};
+const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
-  if (flags.target != "replay" && flags.target != "cpu") {
-    throw Error("--target: unknown target '" + flags.target + "'; known: cpu, replay");
+  const std::string& target = flags.target;
+  if (target != "replay" && target != "cpu" && target != "cuda") {
+    throw Error("--target: unknown target '" + target + "'; known: cpu, cuda, replay");
   }
-  const bool cpu = flags.target == "cpu";
-  for (const std::string& flag : cpu ? kReplayOnly : kCpuOnly) {
-    if (!flags.Given(flag)) continue;
-    if (cpu) {
-      throw Error(flag +
-                  " applies to replayed spaces (--space), not to --target cpu; with "
-                  "--target cpu give --model NAME or --op TEXT");
+  if (target != "replay") {
+    for (const std::string& flag : kReplayOnly) {
+      if (!flags.Given(flag)) continue;
+      throw Error(flag + " applies to replayed spaces (--space), not to --target " + target +
+                  "; with --target " + target + " give --model NAME or --op TEXT");
     }
-    throw Error(flag + " needs --target cpu (the default target replays --space FILE)");
+  }
+  for (const std::string& flag : kKernelOnly) {
+    if (target == "replay" && flags.Given(flag)) {
+      throw Error(flag +
+                  " needs --target cpu or --target cuda (the default target replays --space FILE)");
+    }
+  }
+  for (const std::string& flag : kCpuOnly) {
+    if (target != "cpu" && flags.Given(flag)) {
+      throw Error(flag + " needs --target cpu" +
+                  (target == "replay" ? " (the default target replays --space FILE)"
+                                      : " (not understood by --target " + target + ")"));
+    }
+  }
+  for (const std::string& flag : kCudaOnly) {
+    if (target != "cuda" && flags.Given(flag)) {
+      throw Error(flag + " needs --target cuda (not understood by --target " + target + ")");
+    }
   }
 }
 
@@ -76,6 +95,8 @@ void Dispatch(TuneFlags& flags, CLI::App* command) {
   CheckFlagsSuitTarget(flags);
   if (flags.target == "cpu") {
     RunCpuTune(flags);
+  } else if (flags.target == "cuda") {
+    RunCudaTune(flags);
   } else {
     RunReplayTune(flags);
   }
@@ -88,12 +109,13 @@ void AddTuneCommand(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "tune",
       "Tune tasks: search their spaces, measure candidates, keep every result. Replays a "
-      "recorded space (--space FILE), or tunes generated kernels on this CPU (--target cpu "
-      "with --model NAME or --op TEXT)");
+      "recorded space (--space FILE), or tunes generated kernels on this CPU (--target cpu) or "
+      "an NVIDIA GPU (--target cuda), with --model NAME or --op TEXT");
   command
       ->add_option("--target", flags->target,
-                   "where candidates are measured: replay (a recorded space, --space) or cpu "
-                   "(kernels generated, compiled and run on this machine)")
+                   "where candidates are measured: replay (a recorded space, --space), cpu "
+                   "(kernels generated, compiled and run on this machine) or cuda (CUDA kernels "
+                   "compiled with NVRTC and run on an NVIDIA GPU of this machine)")
       ->capture_default_str();
 
   // The recorded space (replay).
@@ -109,31 +131,50 @@ void AddTuneCommand(CLI::App& app) {
                     "transfer learning (xgb, xgb-reg): this workload's records of other devices "
                     "in the database");
 
-  // The operators (--target cpu).
-  command->add_option("--model", flags->model,
-                      "cpu: tune every distinct operator of a model of the zoo ('glimpse model "
-                      "list')");
-  command->add_option("--op", flags->ops,
-                      "cpu: an operator, e.g. conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 or "
-                      "dense:M=1,N=1000,K=512 (repeatable)");
-  command->add_option("--global-budget", flags->global_budget,
-                      "cpu: measurements for all tasks together, a quarter shared evenly and the "
-                      "rest in proportion to each task's weight x FLOPs (instead of --budget)");
+  // The operators (--target cpu, cuda).
+  command->add_option(
+      "--model", flags->model,
+      "cpu, cuda: tune every distinct operator of a model of the zoo ('glimpse model "
+      "list')");
+  command->add_option(
+      "--op", flags->ops,
+      "cpu, cuda: an operator, e.g. conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 or "
+      "dense:M=1,N=1000,K=512 (repeatable)");
+  command->add_option(
+      "--global-budget", flags->global_budget,
+      "cpu, cuda: measurements for all tasks together, a quarter shared evenly and the "
+      "rest in proportion to each task's weight x FLOPs (instead of --budget)");
   command
       ->add_option("--threads", flags->threads,
                    "cpu: threads (and pinned CPUs) a kernel runs on; 0: every CPU available")
       ->capture_default_str();
-  command->add_option("--run-timeout", flags->run_timeout_s,
-                      "cpu: seconds a candidate may run (check and timing) before it counts as "
-                      "run-timeout; default 10 plus 4 per GFLOP of the operator (a new worker "
-                      "computes the reference output within its first candidate's time)");
+  command->add_option(
+      "--run-timeout", flags->run_timeout_s,
+      "cpu, cuda: seconds a candidate may run (check and timing) before it counts as "
+      "run-timeout; default 10 plus 4 per GFLOP of the operator (a new worker "
+      "computes the reference output within its first candidate's time)");
+  command
+      ->add_option("--build-timeout", flags->build_timeout_s,
+                   "cpu, cuda: seconds a compiler run may take before its candidates count as "
+                   "build-timeout (raise it on a machine busy with other work)")
+      ->capture_default_str();
   command
       ->add_option("--build-jobs", flags->build_jobs,
-                   "cpu: compiler processes at once; 0: one per CPU")
+                   "cpu, cuda: compiler processes at once; 0: one per CPU")
       ->capture_default_str();
   command->add_option("--kernel-dir", flags->kernel_dir,
-                      "cpu: keep the generated sources and shared objects in this directory "
+                      "cpu, cuda: keep the generated sources and shared objects in this directory "
                       "(default: a temporary one, removed at the end)");
+
+  // The GPU (--target cuda).
+  command->add_option("--arch", flags->arch,
+                      "cuda: the architecture kernels are compiled for, e.g. sm_90; default: "
+                      "the device's (sm_90 with --build-only and no device)");
+  command->add_option("--gpu", flags->gpu, "cuda: the CUDA device ordinal to measure on")
+      ->capture_default_str();
+  command->add_flag("--build-only", flags->build_only,
+                    "cuda: compile the candidates and check them against the device limits, "
+                    "run none (no GPU needed); records have statuses but no times");
 
   // The search, its budget and its records.
   command

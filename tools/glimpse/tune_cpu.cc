@@ -19,20 +19,24 @@
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
 #include "transfer.h"
+#include "tune_common.h"
 #include "tune_cpu_report.h"
 #include "tune_flags.h"
 #include "tuner_options.h"
 
 namespace glimpse::cli {
-namespace {
 
 namespace fs = std::filesystem;
+
+namespace {
 
 std::string KnownModels() {
   std::string known;
   for (const std::string& name : ZooModelNames()) known += (known.empty() ? "" : ", ") + name;
   return known;
 }
+
+}  // namespace
 
 // The zoo model's layers, or one layer per --op ("op1", "op2", …). Sets `model` for a zoo model.
 std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model) {
@@ -47,7 +51,7 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model)
     return ZooModel(model);
   }
   if (!by_op) {
-    throw Error("--target cpu needs --model NAME (known: " + KnownModels() +
+    throw Error("--target " + flags.target + " needs --model NAME (known: " + KnownModels() +
                 ") or --op TEXT (e.g. --op dense:M=1,N=1000,K=512)");
   }
   std::vector<ModelLayer> layers;
@@ -71,6 +75,10 @@ void CheckMachineFlags(const TuneFlags& flags) {
   if (!(flags.run_timeout_s > 0) || std::isinf(flags.run_timeout_s)) {
     throw Error(fmt::format("--run-timeout must be a positive number of seconds (got {})",
                             flags.run_timeout_s));
+  }
+  if (!(flags.build_timeout_s > 0) || std::isinf(flags.build_timeout_s)) {
+    throw Error(fmt::format("--build-timeout must be a positive number of seconds (got {})",
+                            flags.build_timeout_s));
   }
   if (flags.build_jobs < 0) {
     throw Error(
@@ -117,39 +125,6 @@ std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<CpuTaskOu
   return budgets;
 }
 
-// The directory compiled kernels go to: --kernel-dir (kept), or a temporary one removed at the
-// end, so that a long run does not leave thousands of shared objects behind.
-class KernelDir {
- public:
-  explicit KernelDir(const std::string& keep) {
-    if (!keep.empty()) {
-      std::error_code error;
-      fs::create_directories(keep, error);
-      if (error) throw Error("--kernel-dir " + keep + ": " + error.message());
-      path_ = keep;
-      return;
-    }
-    std::string pattern = (fs::temp_directory_path() / "glimpse-kernels-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a kernel directory under " + fs::temp_directory_path().string() +
-                  "; give one with --kernel-dir");
-    }
-    path_ = pattern;
-    remove_ = true;
-  }
-  ~KernelDir() {
-    std::error_code ignored;
-    if (remove_) fs::remove_all(path_, ignored);
-  }
-  KernelDir(const KernelDir&) = delete;
-  KernelDir& operator=(const KernelDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  bool remove_ = false;
-};
-
 // Seconds a candidate may take: --run-timeout, or by default 10 s plus 4 s per GFLOP of the
 // operator, because a fresh worker computes the reference output (double precision, plain loops,
 // about 2 s per GFLOP on a busy 2-core machine) within the time of its first candidate.
@@ -157,6 +132,30 @@ double RunTimeout(const TuneFlags& flags, const ModelTask& task) {
   if (flags.Given("--run-timeout")) return flags.run_timeout_s;
   return flags.run_timeout_s + 4.0 * task.Flops() / 1e9;
 }
+
+KernelDir::KernelDir(const std::string& keep) {
+  if (!keep.empty()) {
+    std::error_code error;
+    fs::create_directories(keep, error);
+    if (error) throw Error("--kernel-dir " + keep + ": " + error.message());
+    path_ = keep;
+    return;
+  }
+  std::string pattern = (fs::temp_directory_path() / "glimpse-kernels-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw Error("cannot create a kernel directory under " + fs::temp_directory_path().string() +
+                "; give one with --kernel-dir");
+  }
+  path_ = pattern;
+  remove_ = true;
+}
+
+KernelDir::~KernelDir() {
+  std::error_code ignored;
+  if (remove_) fs::remove_all(path_, ignored);
+}
+
+namespace {
 
 // Validity checks of task `index` compile into their own directory: each builder numbers its
 // units from 0, and two builders must never write the same file.
@@ -211,6 +210,7 @@ void RunCpuTune(const TuneFlags& flags) {
   CpuBuilderOptions build_options;
   build_options.work_dir = kernel_dir.path();
   build_options.parallel_invocations = flags.build_jobs;
+  build_options.timeout_s = flags.build_timeout_s;
   CpuBuilder builder(build_options);
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);

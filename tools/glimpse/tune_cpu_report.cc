@@ -43,6 +43,10 @@ std::string LayerSummary(const ModelTask& task) {
 
 std::string CpuTaskOutcome::Status() const {
   if (!error.empty() || !summary) return "no-template";
+  if (build_only) {
+    auto ok = summary->by_status.find(MeasureStatus::kOk);
+    return ok != summary->by_status.end() && ok->second > 0 ? "built" : "all-failed";
+  }
   return summary->best_config ? "tuned" : "all-failed";
 }
 
@@ -79,7 +83,13 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
                        : report.budget_kind == "per-task"
                            ? fmt::format("{} measurements per task", report.budget)
                            : "the time budget per task";
-  out << fmt::format("\n{} on {}\n", what, report.device);
+  out << fmt::format("\n{} on {}{}\n", what, report.device,
+                     report.arch.empty() || report.device.find(report.arch) != std::string::npos
+                         ? ""
+                         : fmt::format(" ({})", report.arch));
+  if (report.build_only) {
+    out << "build only: candidates were compiled and checked against the device limits, not run\n";
+  }
   out << fmt::format("strategy {} (seed {}), {}\n\n", report.tuner, report.seed, budget);
 
   std::vector<std::string> header = {"#", "operator"};
@@ -102,6 +112,8 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
       if (status == "tuned") {
         row.push_back(fmt::format("{:.2f}", outcome.task.Flops() / s.best_time_s / 1e9));
         row.push_back(FormatDuration(s.best_time_s));
+      } else if (status == "built") {
+        row.insert(row.end(), {"not run", "-"});
       } else {
         row.insert(row.end(), {"all failed", "-"});
       }
@@ -126,7 +138,9 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
       model ? "estimated latency of " + report.model : std::string("Σ weight × best time");
   const std::string excluded =
       "ReLU, residual adds, pooling and other untuned elementwise ops are not included";
-  if (estimate.tasks == report.tasks.size()) {
+  if (report.build_only) {
+    out << fmt::format("\n{}: none, a build-only run measures no time\n", label);
+  } else if (estimate.tasks == report.tasks.size()) {
     out << fmt::format("\n{}: {} (Σ weight × best time over {} task{}; {})\n", label,
                        FormatDuration(estimate.seconds), estimate.tasks,
                        estimate.tasks == 1 ? "" : "s", excluded);
@@ -145,8 +159,10 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
 
 Json CpuReportToJson(const CpuTuneReport& report) {
   Json out;
-  out["target"] = "cpu";
+  out["target"] = report.target;
   out["device"] = report.device;
+  if (!report.arch.empty()) out["arch"] = report.arch;
+  out["build_only"] = report.build_only;
   out["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
   out["layers"] = report.layers;
   out["tuner"] = report.tuner;
@@ -189,7 +205,7 @@ Json CpuReportToJson(const CpuTuneReport& report) {
     out["tasks"].push_back(std::move(task));
   }
   LatencyEstimate estimate = EstimateLatency(report);
-  const bool complete = estimate.tasks == report.tasks.size();
+  const bool complete = !report.build_only && estimate.tasks == report.tasks.size();
   out["estimated_latency_s"] = complete ? Json(estimate.seconds) : Json(nullptr);
   out["latency"] = {{"tuned_tasks", estimate.tasks},
                     {"tasks", report.tasks.size()},

@@ -1,5 +1,5 @@
-// What `glimpse tune --target cpu` prints: a table with one row per distinct operator (task), the
-// estimated whole-model latency, or the same as JSON.
+// What `glimpse tune --target cpu` and `--target cuda` print: a table with one row per distinct
+// operator (task), the estimated whole-model latency, or the same as JSON.
 #pragma once
 
 #include <cstdint>
@@ -22,15 +22,20 @@ struct CpuTaskOutcome {
   int64_t budget = 0;                  // measurement budget (0: only --time-budget limits it)
   std::optional<TuneSummary> summary;  // set once tuned
   Json best_config;                    // by knob name; null when nothing succeeded
+  bool build_only = false;             // candidates were built and checked, never run
 
-  // "tuned", "all-failed" (measured, nothing ok) or "no-template" (see `error`).
+  // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
+  // build-only run, "built" (some candidate built ok).
   std::string Status() const;
   double BestTime() const;  // seconds; +inf unless tuned
 };
 
 struct CpuTuneReport {
-  std::string model;   // canonical zoo name; empty for --op runs
-  int64_t layers = 0;  // layers the tasks stand for (Σ weights)
+  std::string target = "cpu";  // "cpu" or "cuda"
+  std::string arch;            // cuda: the architecture kernels were compiled for ("sm_90")
+  bool build_only = false;     // cuda --build-only: nothing ran, there are no times
+  std::string model;           // canonical zoo name; empty for --op runs
+  int64_t layers = 0;          // layers the tasks stand for (Σ weights)
   std::string device;
   std::string tuner;
   uint64_t seed = 0;

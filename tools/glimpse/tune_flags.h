@@ -1,5 +1,5 @@
-// The flags of `glimpse tune`, shared by its two paths: replay of a recorded space
-// (tune_replay.cc) and generated kernels on this CPU (tune_cpu.cc).
+// The flags of `glimpse tune`, shared by its paths: replay of a recorded space (tune_replay.cc),
+// generated kernels on this CPU (tune_cpu.cc) or on an NVIDIA GPU (tune_cuda.cc).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,8 @@
 namespace glimpse::cli {
 
 struct TuneFlags {
-  // Where candidates are measured: "replay" (a recorded space, --space) or "cpu" (this machine).
+  // Where candidates are measured: "replay" (a recorded space, --space), "cpu" (this machine) or
+  // "cuda" (an NVIDIA GPU of this machine).
   std::string target = "replay";
 
   // Replay only.
@@ -24,14 +25,20 @@ struct TuneFlags {
   double pace_ms = 0.0;
   TransferFlags transfer;
 
-  // --target cpu only.
+  // --target cpu and cuda (--threads: cpu only).
   std::string model;
   std::vector<std::string> ops;
   int64_t global_budget = 0;
   int threads = 0;
   double run_timeout_s = 10.0;
+  double build_timeout_s = 60.0;
   int build_jobs = 0;
   std::string kernel_dir;
+
+  // --target cuda only.
+  std::string arch;         // "sm_90"; empty: the device's, or sm_90 for --build-only without one
+  int gpu = 0;              // CUDA device ordinal
+  bool build_only = false;  // compile and check candidates, run none (no device needed)
 
   // Both.
   std::string tuner = "ga";
@@ -62,8 +69,9 @@ TuneOptions MakeTuneOptions(const TuneFlags& flags, int64_t max_measurements);
 // "3 runtime-device, 1 wrong-answer" for the failed statuses in `by_status` ("" when none).
 std::string StatusBreakdown(const std::map<MeasureStatus, int64_t>& by_status);
 
-// The two paths of `glimpse tune`.
+// The paths of `glimpse tune`.
 void RunReplayTune(const TuneFlags& flags);
 void RunCpuTune(const TuneFlags& flags);
+void RunCudaTune(const TuneFlags& flags);
 
 }  // namespace glimpse::cli

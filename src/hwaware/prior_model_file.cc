@@ -1,0 +1,220 @@
+// The prior generator's model file: JSON ("glimpse-prior", version 1) with the network's weights
+// as a base64-encoded torch::save archive (glimpse/prior_generator.h, docs/glimpse.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "glimpse/error.h"
+#include "hwaware/prior_internal.h"
+
+namespace glimpse {
+namespace {
+
+constexpr const char* kRemake = "glimpse train prior --spaces <dir> --out <file>";
+constexpr const char* kAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string Base64Encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t chunk = static_cast<uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(chunk >> 18) & 63];
+    out += kAlphabet[(chunk >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[chunk & 63] : '=';
+  }
+  return out;
+}
+
+std::string Base64Decode(const std::string& text, const std::string& where) {
+  int table[256];
+  std::fill(std::begin(table), std::end(table), -1);
+  for (int i = 0; i < 64; ++i) table[static_cast<uint8_t>(kAlphabet[i])] = i;
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    int v = table[static_cast<uint8_t>(c)];
+    if (v < 0) throw Error(where + ": 'weights' is not base64");
+    buffer = (buffer << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+T Field(const Json& json, const char* key, const std::string& where) {
+  if (!json.is_object() || !json.contains(key)) {
+    throw Error(fmt::format("{}: missing field '{}'", where, key));
+  }
+  try {
+    return json.at(key).get<T>();
+  } catch (const Json::exception&) {
+    throw Error(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+int VersionOf(const Json& json, const char* key) {
+  return json.is_object() && json.contains(key) && json.at(key).is_number_integer()
+             ? json.at(key).get<int>()
+             : -1;
+}
+
+}  // namespace
+
+Json PriorTrainingOptions::ToJson() const {
+  return {{"top_fraction", top_fraction},
+          {"epochs", epochs},
+          {"learning_rate", learning_rate},
+          {"weight_decay", weight_decay},
+          {"hidden", hidden},
+          {"embedding", embedding},
+          {"seed", seed}};
+}
+
+PriorTrainingOptions PriorTrainingOptions::FromJson(const Json& json, const std::string& where) {
+  PriorTrainingOptions o;
+  o.top_fraction = Field<double>(json, "top_fraction", where);
+  o.epochs = Field<int>(json, "epochs", where);
+  o.learning_rate = Field<double>(json, "learning_rate", where);
+  o.weight_decay = Field<double>(json, "weight_decay", where);
+  o.hidden = Field<int>(json, "hidden", where);
+  o.embedding = Field<int>(json, "embedding", where);
+  o.seed = Field<uint64_t>(json, "seed", where);
+  return o;
+}
+
+Json PriorGenerator::ToJson() const {
+  if (!network_) throw Error("prior generator: no trained network to save");
+  std::ostringstream archive;
+  torch::save(network_->net, archive);
+  Json training = Json::array();
+  for (const PriorTrainingSpace& s : training_) {
+    training.push_back(
+        {{"name", s.name}, {"gpu", s.gpu}, {"path", s.path}, {"top_count", s.top_count}});
+  }
+  return {
+      {"format", kPriorGeneratorFormat},
+      {"version", kPriorGeneratorVersion},
+      {"made_by", made_by_},
+      {"blueprint",
+       {{"version", blueprint_version_},
+        {"components", blueprint_components_},
+        {"training_gpus", blueprint_training_gpus_}}},
+      {"features",
+       {{"version", kPriorFeatureVersion},
+        {"knob", kPriorKnobFeatures},
+        {"value", kPriorValueFeatures}}},
+      {"network", {{"hidden", network_->hidden}, {"embedding", network_->embedding}}},
+      {"options", options_.ToJson()},
+      {"final_loss", final_loss_},
+      {"training", training},
+      {"weights",
+       {{"encoding", "base64 of a torch::save archive"}, {"data", Base64Encode(archive.str())}}}};
+}
+
+PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& origin) {
+  if (!json.is_object()) throw Error(origin + ": not a JSON object");
+  std::string format = json.value("format", std::string());
+  if (format != kPriorGeneratorFormat) {
+    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
+                            kPriorGeneratorFormat, kRemake));
+  }
+  int version = VersionOf(json, "version");
+  if (version != kPriorGeneratorVersion) {
+    throw Error(
+        fmt::format("{}: prior generator version {}; this glimpse reads version {} "
+                    "(remake it with '{}')",
+                    origin, version, kPriorGeneratorVersion, kRemake));
+  }
+  const Json& blueprint = json.contains("blueprint") ? json.at("blueprint") : Json();
+  PriorGenerator m;
+  m.blueprint_version_ = Field<int>(blueprint, "version", origin + ", blueprint");
+  if (m.blueprint_version_ != kBlueprintVersion) {
+    throw Error(
+        fmt::format("{}: made with Blueprint version {}; this glimpse's Blueprint is "
+                    "version {} (remake it with '{}')",
+                    origin, m.blueprint_version_, kBlueprintVersion, kRemake));
+  }
+  m.blueprint_components_ = Field<int>(blueprint, "components", origin + ", blueprint");
+  if (blueprint.contains("training_gpus")) {
+    m.blueprint_training_gpus_ =
+        Field<std::vector<std::string>>(blueprint, "training_gpus", origin + ", blueprint");
+  }
+  const Json& features = json.contains("features") ? json.at("features") : Json();
+  int feature_version = VersionOf(features, "version");
+  if (feature_version != kPriorFeatureVersion) {
+    throw Error(
+        fmt::format("{}: prior features version {}; this glimpse computes version {} "
+                    "(remake it with '{}')",
+                    origin, feature_version, kPriorFeatureVersion, kRemake));
+  }
+  m.made_by_ = json.value("made_by", std::string());
+  m.options_ = PriorTrainingOptions::FromJson(
+      json.contains("options") ? json.at("options") : Json(), origin + ", options");
+  m.final_loss_ = json.value("final_loss", 0.0);
+  if (json.contains("training")) {
+    for (const Json& s : json.at("training")) {
+      m.training_.push_back({Field<std::string>(s, "name", origin + ", training"),
+                             Field<std::string>(s, "gpu", origin + ", training"),
+                             Field<std::string>(s, "path", origin + ", training"),
+                             Field<int64_t>(s, "top_count", origin + ", training")});
+    }
+  }
+  const Json& network = json.contains("network") ? json.at("network") : Json();
+  m.network_ = std::make_unique<Network>();
+  m.network_->hidden = Field<int>(network, "hidden", origin + ", network");
+  m.network_->embedding = Field<int>(network, "embedding", origin + ", network");
+  if (m.blueprint_components_ < 1 || m.network_->hidden < 1 || m.network_->embedding < 1) {
+    throw Error(origin + ": Blueprint components, network hidden and embedding must be ≥ 1");
+  }
+  m.network_->net =
+      hwaware::PriorNet(m.blueprint_components_, m.network_->hidden, m.network_->embedding);
+  const Json& weights = json.contains("weights") ? json.at("weights") : Json();
+  std::istringstream archive(
+      Base64Decode(Field<std::string>(weights, "data", origin + ", weights"), origin));
+  try {
+    torch::load(m.network_->net, archive);
+  } catch (const c10::Error& e) {
+    throw Error(fmt::format("{}: the weights do not fit the network ({}); remake it with '{}'",
+                            origin, std::string(e.what_without_backtrace()).substr(0, 200),
+                            kRemake));
+  }
+  m.network_->net->eval();
+  return m;
+}
+
+PriorGenerator PriorGenerator::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot read prior generator '{}'", path));
+  Json json;
+  try {
+    json = Json::parse(in);
+  } catch (const Json::exception& e) {
+    throw Error(fmt::format("{}: not JSON ({})", path, e.what()));
+  }
+  return FromJson(json, path);
+}
+
+void PriorGenerator::Save(const std::string& path) const {
+  std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp);
+    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
+    out << ToJson().dump(1) << "\n";
+    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace glimpse

@@ -1,0 +1,265 @@
+// `glimpse train validity`: the Glimpse validity ensemble, and `glimpse train prior`: the
+// Blueprint-generated prior H(Π, Θ) (docs/glimpse.md), each trained on recorded spaces of several
+// GPUs and written as a model file.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "format.h"
+#include "glimpse/error.h"
+#include "glimpse/hardware.h"
+#include "glimpse/prior_generator.h"
+#include "glimpse/validity_ensemble.h"
+
+namespace glimpse::cli {
+namespace {
+
+struct TrainValidityFlags {
+  std::vector<std::string> spaces;
+  std::vector<std::string> exclude;
+  std::string out_path;
+  std::string blueprint_path;  // empty: the installed Blueprint
+  std::string table_path;      // empty: the installed GPU table
+  ValidityEnsembleOptions options;
+};
+
+// The command line that remakes the model, for its "made_by" field.
+std::string CommandLine(const TrainValidityFlags& flags) {
+  std::string line = "glimpse train validity --spaces";
+  for (const std::string& s : flags.spaces) line += " " + s;
+  for (const std::string& d : flags.exclude) line += " --exclude-device '" + d + "'";
+  line += fmt::format(" --tau {:g}", flags.options.tau);
+  if (flags.options.derived_features) line += " --derived-features";
+  if (flags.options.abstain_uninformative) line += " --abstain-uninformative";
+  line += fmt::format(" --ridge-lambda {:g}", flags.options.ridge_lambda);
+  line += fmt::format(" --false-rejection-weight {:g}", flags.options.false_rejection_weight);
+  if (!flags.options.clamp_to_training) line += " --no-clamp";
+  if (!flags.blueprint_path.empty()) line += " --blueprint " + flags.blueprint_path;
+  if (!flags.table_path.empty()) line += " --table " + flags.table_path;
+  return line + " --out " + flags.out_path;
+}
+
+std::string Percent(int64_t part, int64_t whole) {
+  return whole ? fmt::format("{} ({:.1f}%)", part, 100.0 * part / whole) : std::to_string(part);
+}
+
+void RunTrainValidity(const TrainValidityFlags& flags) {
+  std::optional<GpuTable> table_storage;
+  if (!flags.table_path.empty()) table_storage = GpuTable::Load(flags.table_path);
+  const GpuTable& table = table_storage ? *table_storage : GpuTable::Default();
+  std::optional<Blueprint> blueprint_storage;
+  if (!flags.blueprint_path.empty()) blueprint_storage = Blueprint::Load(flags.blueprint_path);
+  const Blueprint& blueprint = blueprint_storage ? *blueprint_storage : Blueprint::Default();
+
+  LoadedTrainingSpaces loaded = LoadValidityTrainingSpaces(flags.spaces, flags.exclude, table);
+  for (const std::string& line : loaded.skipped) std::cout << "skipped " << line << "\n";
+  ValidityEnsembleModel model =
+      ValidityEnsembleModel::Train(loaded.spaces, blueprint, flags.options);
+  model.set_made_by(CommandLine(flags));
+
+  for (const KernelValidityModel& kernel : model.kernels()) {
+    std::cout << fmt::format("\n{} ({} GPUs): predictors\n", kernel.name, kernel.training.size());
+    Table predictors({"feature", "scale", "invalid", "mean bal. acc.", "note"});
+    predictors.AlignLeft({"feature", "scale", "invalid", "note"});
+    for (const KnobPredictor& p : kernel.predictors) {
+      predictors.AddRow({p.feature, FeatureScaleName(p.scale), ThresholdDirectionName(p.direction),
+                         fmt::format("{:.3f}", p.mean_balanced_accuracy), p.note});
+    }
+    predictors.Print(std::cout);
+    std::cout << fmt::format("\n{}: the trained ensemble on its training spaces (tau {:g})\n",
+                             kernel.name, model.options().tau);
+    Table rows(
+        {"GPU", "failures", "failures rejected", "valid", "valid rejected", "top 1% rejected"});
+    rows.AlignLeft({"GPU"});
+    for (const ValidityTrainingSpace& s : loaded.spaces) {
+      const KernelValidityModel* found = model.Find(s.name, s.recorded->space);
+      if (found != &kernel) continue;
+      ValidityEnsemble ensemble = model.ForSpace(s.name, s.recorded->space, s.gpu, blueprint);
+      ValidityEvaluation e = EvaluateEnsemble(ensemble, *s.recorded);
+      rows.AddRow({s.gpu.name, std::to_string(e.failures), Percent(e.failures_rejected, e.failures),
+                   std::to_string(e.valid), Percent(e.valid_rejected, e.valid),
+                   Percent(e.top_rejected, e.top)});
+    }
+    rows.Print(std::cout);
+  }
+  model.Save(flags.out_path);
+  std::cout << fmt::format("\nwrote {} ({} kernel spaces)\n", flags.out_path,
+                           model.kernels().size());
+}
+
+// ---- glimpse train prior
+
+struct TrainPriorFlags {
+  std::vector<std::string> spaces;
+  std::vector<std::string> exclude;
+  std::string out_path;
+  std::string blueprint_path;
+  std::string table_path;
+  PriorTrainingOptions options;
+  int first = 10;  // initial configurations judged per training space
+};
+
+std::string CommandLine(const TrainPriorFlags& flags) {
+  std::string line = "glimpse train prior --spaces";
+  for (const std::string& s : flags.spaces) line += " " + s;
+  for (const std::string& d : flags.exclude) line += " --exclude-device '" + d + "'";
+  const PriorTrainingOptions& o = flags.options;
+  line += fmt::format(" --top-fraction {:g} --epochs {} --lr {:g} --weight-decay {:g}",
+                      o.top_fraction, o.epochs, o.learning_rate, o.weight_decay);
+  line += fmt::format(" --hidden {} --embedding {} --seed {}", o.hidden, o.embedding, o.seed);
+  if (!flags.blueprint_path.empty()) line += " --blueprint " + flags.blueprint_path;
+  if (!flags.table_path.empty()) line += " --table " + flags.table_path;
+  return line + " --out " + flags.out_path;
+}
+
+void RunTrainPrior(const TrainPriorFlags& flags) {
+  if (flags.first < 1) throw Error(fmt::format("--first {}: must be ≥ 1", flags.first));
+  std::optional<GpuTable> table_storage;
+  if (!flags.table_path.empty()) table_storage = GpuTable::Load(flags.table_path);
+  const GpuTable& table = table_storage ? *table_storage : GpuTable::Default();
+  std::optional<Blueprint> blueprint_storage;
+  if (!flags.blueprint_path.empty()) blueprint_storage = Blueprint::Load(flags.blueprint_path);
+  const Blueprint& blueprint = blueprint_storage ? *blueprint_storage : Blueprint::Default();
+
+  LoadedTrainingSpaces loaded = LoadValidityTrainingSpaces(flags.spaces, flags.exclude, table);
+  std::vector<std::string> skipped = loaded.skipped;
+  std::vector<PriorTrainingExample> examples =
+      MakePriorExamples(loaded.spaces, blueprint, flags.options.top_fraction, &skipped);
+  for (const std::string& line : skipped) std::cout << "skipped " << line << "\n";
+  PriorTrainingReport report;
+  PriorGenerator model = PriorGenerator::Train(examples, flags.options, &report);
+  model.set_made_by(CommandLine(flags));
+  model.set_blueprint_training_gpus(blueprint.training_gpus());
+  std::cout << fmt::format(
+      "trained on {} spaces: cross-entropy {:.3f} → {:.3f} nats per knob, {} epochs, {:.1f} s\n",
+      examples.size(), report.initial_loss, report.final_loss, flags.options.epochs,
+      report.seconds);
+
+  std::cout << fmt::format(
+      "\nThe prior's first initial configurations on the training spaces (time_opt / time of the "
+      "best of the first n; random: the expected best of n distinct recorded configurations)\n");
+  int first = flags.first;
+  Table rows({"kernel", "GPU", "top configs", "KL (nats/knob)", "best of 1",
+              fmt::format("best of {}", first), fmt::format("random {}", first)});
+  rows.AlignLeft({"kernel", "GPU"});
+  for (size_t i = 0; i < loaded.spaces.size(); ++i) {
+    const ValidityTrainingSpace& s = loaded.spaces[i];
+    const RecordedSpace& recorded = *s.recorded;
+    auto it = std::find_if(examples.begin(), examples.end(), [&](const PriorTrainingExample& e) {
+      return e.path == recorded.source_path;
+    });
+    if (it == examples.end()) continue;
+    const PriorTrainingReport::Example& r = report.examples[it - examples.begin()];
+    auto recorded_only = [&](const Config& c) {
+      return recorded.entries.count(recorded.space.ToDenseIndex(c)) > 0;
+    };
+    std::vector<Config> initial = model.InitialConfigs(recorded.space, it->task, it->blueprint,
+                                                       static_cast<size_t>(first), recorded_only);
+    FirstSamplesQuality q = ScoreFirstSamples(recorded, initial, {1, first});
+    rows.AddRow({it->name, s.gpu.name, std::to_string(it->top_count),
+                 fmt::format("{:.3f}", r.cross_entropy - r.target_entropy),
+                 fmt::format("{:.3f}", q.prior[0]), fmt::format("{:.3f}", q.prior[1]),
+                 fmt::format("{:.3f}", q.random[1])});
+  }
+  rows.Print(std::cout);
+  model.Save(flags.out_path);
+  std::cout << fmt::format("\nwrote {} ({} training spaces)\n", flags.out_path,
+                           model.training().size());
+}
+
+void AddTrainPrior(CLI::App& train) {
+  auto flags = std::make_shared<TrainPriorFlags>();
+  CLI::App* prior = train.add_subcommand(
+      "prior",
+      "The prior generator H(Π, Θ): per-knob distributions of the best configurations, generated "
+      "from the task and the GPU's Blueprint, trained on recorded spaces of several GPUs");
+  prior
+      ->add_option("--spaces", flags->spaces,
+                   "recorded spaces (Kernel Tuner caches or T4 files), or folders holding them; "
+                   "a space's kernel is its folder's name, its GPU the name in the file or its "
+                   "file name")
+      ->required()
+      ->expected(1, -1);
+  prior->add_option("--exclude-device", flags->exclude,
+                    "leave out the spaces of this GPU (any name `glimpse hw show` knows)");
+  prior
+      ->add_option("--top-fraction", flags->options.top_fraction,
+                   "the target of a space is the distribution of each knob's value over this "
+                   "fraction of its fastest ok configurations (at least one)")
+      ->default_str("0.02");
+  prior->add_option("--epochs", flags->options.epochs, "full-batch Adam steps")->default_str("600");
+  prior->add_option("--lr", flags->options.learning_rate, "Adam's learning rate")
+      ->default_str("0.003");
+  prior->add_option("--weight-decay", flags->options.weight_decay, "Adam's L2 penalty")
+      ->default_str("0.0001");
+  prior->add_option("--hidden", flags->options.hidden, "hidden width of the MLPs")
+      ->default_str("32");
+  prior
+      ->add_option("--embedding", flags->options.embedding, "length of the generated weight vector")
+      ->default_str("16");
+  prior->add_option("--seed", flags->options.seed, "seed of the initial weights")->default_str("0");
+  prior
+      ->add_option("--first", flags->first,
+                   "judge the best of this many initial configurations per training space")
+      ->default_str("10");
+  prior->add_option("--blueprint", flags->blueprint_path,
+                    "Blueprint model (default: data/hardware/blueprint.json)");
+  prior->add_option("--table", flags->table_path,
+                    "GPU table file (default: data/hardware/gpus.json)");
+  prior->add_option("--out", flags->out_path, "model file to write")->required();
+  prior->callback([flags] { RunTrainPrior(*flags); });
+}
+
+}  // namespace
+
+void AddTrainCommand(CLI::App& app) {
+  auto flags = std::make_shared<TrainValidityFlags>();
+  CLI::App* train = app.add_subcommand("train", "Train the Glimpse tuner's hardware-aware models");
+  train->require_subcommand(1);
+  CLI::App* validity = train->add_subcommand(
+      "validity",
+      "The validity ensemble: per-knob thresholds generated from the Blueprint, trained on the "
+      "failures recorded on several GPUs");
+  validity
+      ->add_option("--spaces", flags->spaces,
+                   "recorded spaces (Kernel Tuner caches or T4 files), or folders holding them; "
+                   "a space's kernel is its folder's name, its GPU the name in the file or its "
+                   "file name")
+      ->required()
+      ->expected(1, -1);
+  validity->add_option("--exclude-device", flags->exclude,
+                       "leave out the spaces of this GPU (any name `glimpse hw show` knows)");
+  validity
+      ->add_option("--tau", flags->options.tau,
+                   "reject when more than this fraction of the predictors vote invalid")
+      ->default_str("0.333");
+  validity->add_flag("--derived-features", flags->options.derived_features,
+                     "also train predictors on products of two knobs (kept when informative)");
+  validity->add_flag("--abstain-uninformative", flags->options.abstain_uninformative,
+                     "predictors that separate nothing do not vote (τ counts the others)");
+  validity
+      ->add_option("--ridge-lambda", flags->options.ridge_lambda,
+                   "ridge penalty of the Blueprint → threshold generator")
+      ->default_str("1");
+  validity
+      ->add_option("--false-rejection-weight", flags->options.false_rejection_weight,
+                   "per-GPU thresholds maximise recall of failures − this × the fraction of "
+                   "valid configurations rejected (1: balanced accuracy)")
+      ->default_str("1");
+  validity->add_flag("!--no-clamp", flags->options.clamp_to_training,
+                     "do not clamp generated thresholds to the training GPUs' range");
+  validity->add_option("--blueprint", flags->blueprint_path,
+                       "Blueprint model (default: data/hardware/blueprint.json)");
+  validity->add_option("--table", flags->table_path,
+                       "GPU table file (default: data/hardware/gpus.json)");
+  validity->add_option("--out", flags->out_path, "model file to write")->required();
+  validity->callback([flags] { RunTrainValidity(*flags); });
+  AddTrainPrior(*train);
+}
+
+}  // namespace glimpse::cli
