@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "glimpse/error.h"
+#include "glimpse/json_file.h"
 #include "glimpse/hardware.h"
 
 namespace glimpse {
@@ -233,16 +234,7 @@ Json Blueprint::ToJson() const {
 }
 
 void Blueprint::Save(const std::string& path) const {
-  std::filesystem::path target(path);
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    if (!out) throw Error(fmt::format("cannot write Blueprint model '{}'", temp));
-    out << ToJson().dump(1) << "\n";
-    if (!out) throw Error(fmt::format("cannot write Blueprint model '{}'", temp));
-  }
-  std::filesystem::rename(temp, path);
+  WriteJsonFileAtomically(path, ToJson(), "Blueprint model");
 }
 
 Blueprint Blueprint::Load(const std::string& path) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "glimpse/error.h"
+#include "glimpse/json_file.h"
 #include "hwaware/prior_internal.h"
 
 namespace glimpse {
@@ -195,26 +196,11 @@ PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& ori
 }
 
 PriorGenerator PriorGenerator::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot read prior generator '{}'", path));
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::exception& e) {
-    throw Error(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(ReadJsonFile(path, "prior generator"), path);
 }
 
 void PriorGenerator::Save(const std::string& path) const {
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
-    out << ToJson().dump(1) << "\n";
-    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
-  }
-  std::filesystem::rename(temp, path);
+  WriteJsonFileAtomically(path, ToJson(), "prior generator");
 }
 
 }  // namespace glimpse

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "glimpse/error.h"
+#include "glimpse/json_file.h"
 #include "hwaware/ensemble_internal.h"
 
 namespace glimpse {
@@ -457,26 +458,11 @@ ValidityEnsembleModel ValidityEnsembleModel::FromJson(const Json& json, const st
 }
 
 ValidityEnsembleModel ValidityEnsembleModel::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot read validity ensemble '{}'", path));
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::exception& e) {
-    throw Error(fmt::format("{}: not JSON ({})", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(ReadJsonFile(path, "validity ensemble"), path);
 }
 
 void ValidityEnsembleModel::Save(const std::string& path) const {
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp);
-    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
-    out << ToJson().dump(1) << "\n";
-    if (!out) throw Error(fmt::format("cannot write '{}'", temp));
-  }
-  std::filesystem::rename(temp, path);
+  WriteJsonFileAtomically(path, ToJson(), "validity ensemble");
 }
 
 }  // namespace glimpse
