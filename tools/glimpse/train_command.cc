@@ -1,10 +1,12 @@
-// `glimpse train validity`: the Glimpse validity ensemble, and `glimpse train prior`: the
-// Blueprint-generated prior H(Π, Θ) (docs/glimpse.md), each trained on recorded spaces of several
-// GPUs and written as a model file.
+// `glimpse train validity`: the Glimpse validity ensemble, `glimpse train prior`: the
+// Blueprint-generated prior H(Π, Θ), and `glimpse train acquisition`: the neural acquisition
+// function (docs/glimpse.md), each trained on recorded spaces of several GPUs and written as a
+// model file.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "commands.h"
 #include "format.h"
 #include "glimpse/error.h"
+#include "glimpse/glimpse_tuner.h"
 #include "glimpse/hardware.h"
 #include "glimpse/prior_generator.h"
 #include "glimpse/validity_ensemble.h"
@@ -215,6 +218,144 @@ void AddTrainPrior(CLI::App& train) {
   prior->callback([flags] { RunTrainPrior(*flags); });
 }
 
+// ---- glimpse train acquisition
+
+struct TrainAcquisitionFlags {
+  std::vector<std::string> spaces;
+  std::vector<std::string> exclude;
+  std::string prior_path;     // empty: the shipped model when present; "none": off
+  std::string validity_path;  // likewise
+  std::string out_path;
+  AcquisitionTrainingOptions options;
+};
+
+std::string CommandLine(const TrainAcquisitionFlags& flags) {
+  std::string line = "glimpse train acquisition --spaces";
+  for (const std::string& s : flags.spaces) line += " " + s;
+  for (const std::string& d : flags.exclude) line += " --exclude-device '" + d + "'";
+  if (!flags.prior_path.empty()) line += " --prior " + flags.prior_path;
+  if (!flags.validity_path.empty()) line += " --validity " + flags.validity_path;
+  const AcquisitionTrainingOptions& o = flags.options;
+  line += fmt::format(
+      " --iterations {} --episodes {} --episode-budget {} --batch-size {} --hidden {} --lr {:g}"
+      " --entropy-bonus {:g} --seed {}",
+      o.iterations, o.episodes_per_iteration, o.episode_budget, o.batch_size, o.hidden,
+      o.learning_rate, o.entropy_bonus, o.seed);
+  return line + " --out " + flags.out_path;
+}
+
+// The model file a --prior/--validity value names: "" for none. An empty value is the shipped
+// file when it exists; `shipped` says that it was.
+std::string ResolveModel(const std::string& value, const std::string& name, bool* shipped) {
+  *shipped = false;
+  if (value == "none") return "";
+  if (!value.empty()) return value;
+  std::string path = GlimpseDataDir() + "/models/" + name + ".json";
+  if (!std::filesystem::exists(path)) return "";
+  *shipped = true;
+  return path;
+}
+
+void RunTrainAcquisition(const TrainAcquisitionFlags& flags) {
+  const GpuTable& table = GpuTable::Default();
+  const Blueprint& blueprint = Blueprint::Default();
+  LoadedTrainingSpaces loaded = LoadValidityTrainingSpaces(flags.spaces, flags.exclude, table);
+  for (const std::string& line : loaded.skipped) std::cout << "skipped " << line << "\n";
+
+  bool prior_shipped = false, validity_shipped = false;
+  std::string prior_path = ResolveModel(flags.prior_path, "prior", &prior_shipped);
+  std::string validity_path = ResolveModel(flags.validity_path, "validity", &validity_shipped);
+  if (!flags.exclude.empty() && (prior_shipped || validity_shipped)) {
+    std::cerr << fmt::format(
+        "warning: the shipped {} model{} saw the excluded GPU; pass models trained with the same "
+        "--exclude-device (or 'none') for a held-out evaluation\n",
+        prior_shipped && validity_shipped ? "prior and validity"
+                                          : (prior_shipped ? "prior" : "validity"),
+        prior_shipped && validity_shipped ? "s" : "");
+  }
+  std::shared_ptr<const PriorGenerator> prior;
+  if (!prior_path.empty()) {
+    prior = std::make_shared<PriorGenerator>(PriorGenerator::Load(prior_path));
+  }
+  std::shared_ptr<const ValidityEnsembleModel> validity;
+  if (!validity_path.empty()) {
+    validity = std::make_shared<ValidityEnsembleModel>(ValidityEnsembleModel::Load(validity_path));
+  }
+  std::cout << fmt::format("training on {} spaces; prior: {}; validity: {}\n", loaded.spaces.size(),
+                           prior_path.empty() ? "none" : prior_path,
+                           validity_path.empty() ? "none" : validity_path);
+
+  AcquisitionTrainingReport report;
+  AcquisitionNetwork model = TrainAcquisition(loaded.spaces, blueprint, prior, validity,
+                                              flags.options, &report, &std::cerr);
+  model.set_made_by(CommandLine(flags));
+  model.training_info()["prior"] = prior_path.empty() ? "none" : prior_path;
+  model.training_info()["validity"] = validity_path.empty() ? "none" : validity_path;
+  const std::vector<double>& curve = report.mean_return;
+  if (!curve.empty()) {
+    // The mean of the first and last few iterations: one iteration's episodes are too few to
+    // compare alone.
+    size_t window = std::max<size_t>(1, curve.size() / 5);
+    double first = 0, last = 0;
+    for (size_t i = 0; i < window; ++i) {
+      first += curve[i] / window;
+      last += curve[curve.size() - 1 - i] / window;
+    }
+    std::cout << fmt::format(
+        "mean return (0 = the optimum from the first decision on): first {} iterations {:.2f}, "
+        "last {} {:.2f}; {} iterations in {:.1f} s\n",
+        window, first, window, last, curve.size(), report.seconds);
+  }
+  model.Save(flags.out_path);
+  std::cout << fmt::format("\nwrote {} ({} training spaces)\n", flags.out_path,
+                           model.training_info().at("spaces").size());
+}
+
+void AddTrainAcquisition(CLI::App& train) {
+  auto flags = std::make_shared<TrainAcquisitionFlags>();
+  CLI::App* acq = train.add_subcommand(
+      "acquisition",
+      "The neural acquisition function: trained by reinforcement learning on tuning episodes of "
+      "the Glimpse tuner replaying recorded spaces of several GPUs");
+  acq->add_option("--spaces", flags->spaces,
+                  "recorded spaces (Kernel Tuner caches or T4 files), or folders holding them; "
+                  "a space's kernel is its folder's name, its GPU the name in the file or its "
+                  "file name")
+      ->required()
+      ->expected(1, -1);
+  acq->add_option("--exclude-device", flags->exclude,
+                  "leave out the spaces of this GPU (any name `glimpse hw show` knows)");
+  acq->add_option("--prior", flags->prior_path,
+                  "prior model of the episodes' tuner, or 'none' (default: data/models/prior.json "
+                  "when present)");
+  acq->add_option("--validity", flags->validity_path,
+                  "validity model of the episodes' tuner, or 'none' (default: "
+                  "data/models/validity.json when present)");
+  acq->add_option("--iterations", flags->options.iterations, "policy updates")->default_str("150");
+  acq->add_option("--episodes", flags->options.episodes_per_iteration,
+                  "tuning episodes per policy update")
+      ->default_str("12");
+  acq->add_option("--episodes-per-space", flags->options.episodes_per_space,
+                  "episodes in a row on one space (they share a baseline; divides --episodes)")
+      ->default_str("4");
+  acq->add_option("--episode-budget", flags->options.episode_budget,
+                  "measurements per episode (the T of t/T)")
+      ->default_str("64");
+  acq->add_option("--batch-size", flags->options.batch_size,
+                  "measurements per tuner batch in an episode")
+      ->default_str("16");
+  acq->add_option("--hidden", flags->options.hidden, "hidden width of the MLP")->default_str("32");
+  acq->add_option("--lr", flags->options.learning_rate, "Adam's learning rate")
+      ->default_str("0.003");
+  acq->add_option("--entropy-bonus", flags->options.entropy_bonus,
+                  "weight of the policy's entropy in the loss")
+      ->default_str("0.01");
+  acq->add_option("--seed", flags->options.seed, "seed of the weights and the episodes")
+      ->default_str("0");
+  acq->add_option("--out", flags->out_path, "model file to write")->required();
+  acq->callback([flags] { RunTrainAcquisition(*flags); });
+}
+
 }  // namespace
 
 void AddTrainCommand(CLI::App& app) {
@@ -260,6 +401,7 @@ void AddTrainCommand(CLI::App& app) {
   validity->add_option("--out", flags->out_path, "model file to write")->required();
   validity->callback([flags] { RunTrainValidity(*flags); });
   AddTrainPrior(*train);
+  AddTrainAcquisition(*train);
 }
 
 }  // namespace glimpse::cli

@@ -1,4 +1,5 @@
 // `glimpse tune --space FILE`: one tuning run of a recorded space, replayed.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -8,6 +9,9 @@
 #include "format.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
+#ifndef GLIMPSE_WITHOUT_TRAIN  // glimpse_lite links no libtorch, so no Glimpse tuner
+#include "glimpse/glimpse_tuner.h"
+#endif
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
@@ -108,6 +112,13 @@ void RunReplayTune(const TuneFlags& flags) {
       MakeTuneOptions(flags, (budget_given || flags.time_budget_s == 0.0) ? flags.budget : 0);
 
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
+  // The Glimpse tuner's models know a kernel space by its folder's name ("convolution_milo" for
+  // convolution_milo/A100.json.gz), not by the kernel name inside the file.
+  if (flags.tuner == "glimpse" && !tuner_options.contains("kernel")) {
+    std::string folder =
+        std::filesystem::path(flags.source.path).parent_path().filename().string();
+    if (!folder.empty() && folder != "." && folder != "..") tuner_options["kernel"] = folder;
+  }
   std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
   if (flags.transfer.from_database && flags.no_database) {
     throw Error("--transfer-from-db needs the database: drop --no-db");
@@ -151,8 +162,13 @@ void RunReplayTune(const TuneFlags& flags) {
 
   TuneSummary summary =
       Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
+  std::vector<std::string> components;
+#ifndef GLIMPSE_WITHOUT_TRAIN
+  if (tuner->Name() == "glimpse") components = GlimpseTunerComponents(*tuner);
+#endif
   if (flags.json) {
     Json out = SummaryToJson(flags, task, *recorded, summary);
+    if (!components.empty()) out["components"] = components;
     if (checker) {
       out["validity_checks"] = checker->checks();
       out["presampling_s"] = checker->charged_s();
@@ -160,6 +176,9 @@ void RunReplayTune(const TuneFlags& flags) {
     std::cout << out.dump(2) << "\n";
   } else {
     PrintSummary(flags, task, *recorded, summary);
+    for (size_t i = 0; i < components.size(); ++i) {
+      std::cout << fmt::format("  {:<15} {}\n", i == 0 ? "components" : "", components[i]);
+    }
     if (checker) {
       std::cout << fmt::format("  {:<15} {} configurations checked, {} simulated (not counted as "
                                "measurements)\n",

@@ -1,0 +1,210 @@
+// The acquisition function's model file: JSON ("glimpse-acquisition", version 1) with the
+// network's weights as a base64-encoded torch::save archive (glimpse/glimpse_tuner.h,
+// docs/glimpse.md "The acquisition function").
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <sstream>
+
+#include "glimpse/error.h"
+#include "glimpse/json_file.h"
+#include "hwaware/acquisition_net.h"
+
+namespace glimpse {
+namespace {
+
+constexpr const char* kRemake = "glimpse train acquisition --spaces <dir> --out <file>";
+constexpr const char* kAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// The prior's model file (prior_model_file.cc) encodes its archive the same way.
+std::string Base64Encode(const std::string& bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t chunk = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size())
+      chunk |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(chunk >> 18) & 63];
+    out += kAlphabet[(chunk >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[chunk & 63] : '=';
+  }
+  return out;
+}
+
+std::string Base64Decode(const std::string& text, const std::string& where) {
+  int table[256];
+  std::fill(std::begin(table), std::end(table), -1);
+  for (int i = 0; i < 64; ++i) table[static_cast<uint8_t>(kAlphabet[i])] = i;
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    int v = table[static_cast<uint8_t>(c)];
+    if (v < 0) throw Error(where + ": 'weights' is not base64");
+    buffer = (buffer << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+T Field(const Json& json, const char* key, const std::string& where) {
+  if (!json.is_object() || !json.contains(key)) {
+    throw Error(fmt::format("{}: missing field '{}'", where, key));
+  }
+  try {
+    return json.at(key).get<T>();
+  } catch (const Json::exception&) {
+    throw Error(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+int VersionOf(const Json& json, const char* key) {
+  return json.is_object() && json.contains(key) && json.at(key).is_number_integer()
+             ? json.at(key).get<int>()
+             : -1;
+}
+
+const Json& Member(const Json& json, const char* key) {
+  static const Json kNull;
+  return json.is_object() && json.contains(key) ? json.at(key) : kNull;
+}
+
+}  // namespace
+
+Json AcquisitionTrainingOptions::ToJson() const {
+  return {{"iterations", iterations},
+          {"episodes_per_iteration", episodes_per_iteration},
+          {"episodes_per_space", episodes_per_space},
+          {"episode_budget", episode_budget},
+          {"batch_size", batch_size},
+          {"hidden", hidden},
+          {"learning_rate", learning_rate},
+          {"entropy_bonus", entropy_bonus},
+          {"seed", seed}};
+}
+
+AcquisitionTrainingOptions AcquisitionTrainingOptions::FromJson(const Json& json,
+                                                                const std::string& where) {
+  AcquisitionTrainingOptions o;
+  o.iterations = Field<int>(json, "iterations", where);
+  o.episodes_per_iteration = Field<int>(json, "episodes_per_iteration", where);
+  o.episodes_per_space = Field<int>(json, "episodes_per_space", where);
+  o.episode_budget = Field<int>(json, "episode_budget", where);
+  o.batch_size = Field<int>(json, "batch_size", where);
+  o.hidden = Field<int>(json, "hidden", where);
+  o.learning_rate = Field<double>(json, "learning_rate", where);
+  o.entropy_bonus = Field<double>(json, "entropy_bonus", where);
+  o.seed = Field<uint64_t>(json, "seed", where);
+  return o;
+}
+
+Json AcquisitionNetwork::ToJson() const {
+  std::ostringstream archive;
+  torch::save(network_->net, archive);
+  // The Blueprint's training GPUs are kept by the trainer in training_info; the file keeps them
+  // once, with the Blueprint.
+  Json blueprint = {{"version", kBlueprintVersion}, {"components", blueprint_components_}};
+  Json training = training_info_;
+  if (training.is_object() && training.contains("blueprint_training_gpus")) {
+    blueprint["training_gpus"] = training.at("blueprint_training_gpus");
+    training.erase("blueprint_training_gpus");
+  }
+  return {
+      {"format", kAcquisitionModelFormat},
+      {"version", kAcquisitionModelVersion},
+      {"made_by", made_by_},
+      {"blueprint", blueprint},
+      {"features", {{"version", kAcquisitionFeatureVersion}, {"base", kAcquisitionBaseFeatures}}},
+      {"network", {{"hidden", hidden_}}},
+      {"training", training},
+      {"weights",
+       {{"encoding", "base64 of a torch::save archive"}, {"data", Base64Encode(archive.str())}}}};
+}
+
+AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::string& origin) {
+  if (!json.is_object()) throw Error(origin + ": not a JSON object");
+  std::string format = json.value("format", std::string());
+  if (format != kAcquisitionModelFormat) {
+    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
+                            kAcquisitionModelFormat, kRemake));
+  }
+  int version = VersionOf(json, "version");
+  if (version != kAcquisitionModelVersion) {
+    throw Error(fmt::format(
+        "{}: acquisition model version {}; this glimpse reads version {} (remake it with '{}')",
+        origin, version, kAcquisitionModelVersion, kRemake));
+  }
+  const Json& blueprint = Member(json, "blueprint");
+  int blueprint_version = VersionOf(blueprint, "version");
+  if (blueprint_version != kBlueprintVersion) {
+    throw Error(fmt::format(
+        "{}: made with Blueprint version {}; this glimpse's Blueprint is version {} (remake it "
+        "with '{}')",
+        origin, blueprint_version, kBlueprintVersion, kRemake));
+  }
+  const Json& features = Member(json, "features");
+  int feature_version = VersionOf(features, "version");
+  if (feature_version != kAcquisitionFeatureVersion) {
+    throw Error(fmt::format(
+        "{}: acquisition features version {}; this glimpse computes version {} (remake it with "
+        "'{}')",
+        origin, feature_version, kAcquisitionFeatureVersion, kRemake));
+  }
+  int components = Field<int>(blueprint, "components", origin + ", blueprint");
+  int hidden = Field<int>(Member(json, "network"), "hidden", origin + ", network");
+  if (components < 0 || hidden < 1) {
+    throw Error(fmt::format("{}: Blueprint components {} (≥ 0) and network hidden {} (≥ 1)", origin,
+                            components, hidden));
+  }
+  AcquisitionNetwork m(components, hidden, 0);
+  m.made_by_ = json.value("made_by", std::string());
+  if (json.contains("training") && json.at("training").is_object()) {
+    m.training_info_ = json.at("training");
+  }
+  if (blueprint.contains("training_gpus")) {
+    m.training_info_["blueprint_training_gpus"] = blueprint.at("training_gpus");
+  }
+  std::istringstream archive(Base64Decode(
+      Field<std::string>(Member(json, "weights"), "data", origin + ", weights"), origin));
+  // torch::load replaces a parameter whatever its shape, so the shapes are compared after.
+  std::vector<std::vector<int64_t>> expected;
+  for (const torch::Tensor& p : m.network_->net->parameters()) expected.push_back(p.sizes().vec());
+  std::string why;
+  try {
+    torch::load(m.network_->net, archive);
+    std::vector<torch::Tensor> loaded = m.network_->net->parameters();
+    for (size_t i = 0; i < loaded.size() && why.empty(); ++i) {
+      if (loaded[i].sizes().vec() != expected[i]) {
+        why = fmt::format("parameter {} has shape {}, the network {}", i,
+                          fmt::join(loaded[i].sizes().vec(), "x"), fmt::join(expected[i], "x"));
+      }
+    }
+  } catch (const c10::Error& e) {
+    why = std::string(e.what_without_backtrace()).substr(0, 200);
+  }
+  if (!why.empty()) {
+    throw Error(fmt::format("{}: the weights do not fit the network ({}); remake it with '{}'",
+                            origin, why, kRemake));
+  }
+  m.network_->net->eval();
+  return m;
+}
+
+AcquisitionNetwork AcquisitionNetwork::Load(const std::string& path) {
+  return FromJson(ReadJsonFile(path, "acquisition model"), path);
+}
+
+void AcquisitionNetwork::Save(const std::string& path) const {
+  WriteJsonFileAtomically(path, ToJson(), "acquisition model");
+}
+
+}  // namespace glimpse
