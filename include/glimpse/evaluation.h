@@ -242,6 +242,13 @@ struct StudyRunOptions {
   double log_interval_s = 5.0;       // progress lines when the stream is not a terminal
 };
 
+// A strategy's options for one run: every string value (at any depth) has "{device}" replaced by
+// `device`, the space's file name without .json[.gz] ("A100", "RTX_2080_Ti"), and "{group}" by
+// `group`, its group's name ("convolution_milo"); keys and other values are kept. So one strategy
+// can name per-device models ("models/prior-without-{device}.json") or the kernel space.
+Json SubstituteRunPlaceholders(const Json& options, const std::string& device,
+                               const std::string& group);
+
 // Loads every space once, checks every strategy (an unknown tuner is an Error before any run),
 // runs spaces × strategies × seeds over `jobs` threads, appends each finished run to the journal,
 // writes the results file and returns it (summaries included).

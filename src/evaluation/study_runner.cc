@@ -99,15 +99,27 @@ std::string UtcNow() {
   return buffer;
 }
 
+// The device a space id names: "A100" for "convolution_milo/A100".
+std::string DeviceOfSpaceId(const std::string& id) { return id.substr(id.find('/') + 1); }
+
 void CheckStrategies(const StudyConfig& study) {
   RegisterModelTuners();
+  // Options are checked as the first space's runs will see them (placeholders substituted).
+  std::string device = "device", group = "group";
+  if (!study.groups.empty()) {
+    group = study.groups[0].name;
+    if (!study.groups[0].files.empty()) {
+      device = DeviceOfSpaceId(SpaceId(group, study.groups[0].files[0]));
+    }
+  }
   for (size_t i = 0; i < study.strategies.size(); ++i) {
     const StudyStrategy& strategy = study.strategies[i];
     try {
+      const Json options = SubstituteRunPlaceholders(strategy.options, device, group);
       if (strategy.transfer.empty() && !strategy.validity_init) {
-        MakeTuner(strategy.tuner, strategy.options);
+        MakeTuner(strategy.tuner, options);
       } else {
-        XgbTunerOptions::FromJson(strategy.options, strategy.name).Validate(strategy.name);
+        XgbTunerOptions::FromJson(options, strategy.name).Validate(strategy.name);
       }
     } catch (const Error& error) {
       throw Error(study.path + ": strategies[" + std::to_string(i) + "] '" + strategy.name +
@@ -183,10 +195,12 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
                  uint64_t seed, bool noise) {
   std::unique_ptr<Tuner> inner;
   std::shared_ptr<ReplayValidityChecker> checker;  // validity_init: its checks are presampling
+  const Json tuner_options = SubstituteRunPlaceholders(
+      strategy.options, DeviceOfSpaceId(space.info.id), space.info.group);
   if (strategy.transfer.empty() && !strategy.validity_init) {
-    inner = MakeTuner(strategy.tuner, strategy.options);
+    inner = MakeTuner(strategy.tuner, tuner_options);
   } else {
-    XgbTunerOptions options = XgbTunerOptions::FromJson(strategy.options, strategy.name);
+    XgbTunerOptions options = XgbTunerOptions::FromJson(tuner_options, strategy.name);
     if (strategy.tuner == "xgb-reg") options.loss_type = "reg";
     if (!strategy.transfer.empty()) options.history = *space.history;
     if (strategy.validity_init) {
@@ -289,6 +303,28 @@ class StudyProgress {
 };
 
 }  // namespace
+
+Json SubstituteRunPlaceholders(const Json& options, const std::string& device,
+                               const std::string& group) {
+  if (options.is_string()) {
+    std::string text = options.get<std::string>();
+    auto replace_all = [&text](const std::string& placeholder, const std::string& value) {
+      for (size_t at = text.find(placeholder); at != std::string::npos;
+           at = text.find(placeholder, at + value.size())) {
+        text.replace(at, placeholder.size(), value);
+      }
+    };
+    replace_all("{device}", device);
+    replace_all("{group}", group);
+    return text;
+  }
+  if (options.is_object() || options.is_array()) {
+    Json out = options;
+    for (auto& element : out) element = SubstituteRunPlaceholders(element, device, group);
+    return out;
+  }
+  return options;
+}
 
 StudyResults RunStudy(const StudyConfig& study, const StudyRunOptions& options) {
   if (options.output_path.empty()) throw Error("bench run: an output path is needed (-o FILE)");

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Trains the Glimpse models leave-one-GPU-out: for every held-out GPU, the prior generator, the
+# validity ensemble and the acquisition function are trained on the recorded spaces of all the
+# other GPUs, so that a benchmark on the held-out GPU's spaces never sees its own data.
+#
+# Usage: scripts/glimpse/train_logo_models.sh OUTDIR [GPU...]
+#   OUTDIR/<GPU>/{prior,validity,acquisition}.json are written (GPU as the recorded files name it:
+#   A100, RTX_2080_Ti, …). Default GPUs: the ten of the shared datasets.
+# Resumable: a model file that exists is kept; each is written to a temporary name first and
+# renamed when its command succeeded, so an interrupted run leaves no half-written model.
+#
+# Environment:
+#   GLIMPSE   the glimpse executable (default: build/default/glimpse)
+#   SPACES    recorded spaces (default: ../shared/datasets/benchmark_hub, relative to the
+#             repository root; the T4 duplicates of Kernel Tuner caches are skipped by the loader)
+#   STAGES    which models to train, in order (default: "prior validity acquisition"); the
+#             acquisition needs the prior and validity models of the same GPU
+#   ACQ_ARGS  extra flags for `glimpse train acquisition` (default: the ones below)
+#   NICE      the nice level of every training command (default: 10)
+# Run from anywhere; relative paths are taken from the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 OUTDIR [GPU...]" >&2
+  exit 2
+fi
+outdir="$1"
+shift
+gpus=("$@")
+if [[ ${#gpus[@]} -eq 0 ]]; then
+  gpus=(A100 A4000 A6000 MI250X W6600 W7800 RTX_2080_Ti RTX_3090 RTX_Titan RTX_3060_laptop)
+fi
+
+glimpse="${GLIMPSE:-build/default/glimpse}"
+spaces="${SPACES:-../shared/datasets/benchmark_hub}"
+stages="${STAGES:-prior validity acquisition}"
+nice_level="${NICE:-10}"
+
+# The shipped models' settings (data/models/README.md): the prior's defaults; the validity
+# ensemble's "derived + abstain, weight 4" (bench/results/validity_ensemble.md), which rejects
+# failures without ever rejecting the optimum of a held-out GPU.
+prior_args=(--top-fraction 0.02 --epochs 600 --lr 0.003 --weight-decay 0.0001 --hidden 32
+            --embedding 16 --seed 0)
+validity_args=(--tau 0.333 --derived-features --abstain-uninformative
+               --false-rejection-weight 4 --ridge-lambda 1)
+# Acquisition training (include/glimpse/glimpse_tuner.h, AcquisitionTrainingOptions defaults).
+read -r -a acquisition_args <<< "${ACQ_ARGS:---iterations 150 --episodes 12 --episodes-per-space 4 \
+--episode-budget 64 --batch-size 16 --hidden 32 --lr 0.003 --entropy-bonus 0.01 --seed 0}"
+
+if [[ ! -x "$glimpse" ]]; then
+  echo "$0: no glimpse executable at '$glimpse' (set GLIMPSE or build the target 'glimpse')" >&2
+  exit 2
+fi
+
+# train NAME GPU_DIR COMMAND...: runs COMMAND with --out GPU_DIR/NAME.json.tmp, renames on success.
+train() {
+  local name="$1" dir="$2"
+  shift 2
+  local out="$dir/$name.json"
+  if [[ -s "$out" ]]; then
+    echo "  $name: $out exists, kept"
+    return 0
+  fi
+  local tmp="$dir/$name.json.tmp"
+  local log="$dir/$name.log"
+  local start=$SECONDS
+  rm -f "$tmp"
+  if ! nice -n "$nice_level" "$@" --out "$tmp" > "$log" 2>&1; then
+    echo "  $name: FAILED after $((SECONDS - start)) s, see $log" >&2
+    rm -f "$tmp"
+    return 1
+  fi
+  mv -f "$tmp" "$out"
+  echo "  $name: $out ($((SECONDS - start)) s; log $log)"
+}
+
+total_start=$SECONDS
+for gpu in "${gpus[@]}"; do
+  dir="$outdir/$gpu"
+  mkdir -p "$dir"
+  echo "held out: $gpu"
+  for stage in $stages; do
+    case "$stage" in
+      prior)
+        train prior "$dir" "$glimpse" train prior --spaces "$spaces" --exclude-device "$gpu" \
+          "${prior_args[@]}" ;;
+      validity)
+        train validity "$dir" "$glimpse" train validity --spaces "$spaces" \
+          --exclude-device "$gpu" "${validity_args[@]}" ;;
+      acquisition)
+        for needed in prior validity; do
+          if [[ ! -s "$dir/$needed.json" ]]; then
+            echo "$0: $dir/$needed.json is missing; train it first (STAGES=$needed)" >&2
+            exit 1
+          fi
+        done
+        train acquisition "$dir" "$glimpse" train acquisition --spaces "$spaces" \
+          --exclude-device "$gpu" --prior "$dir/prior.json" --validity "$dir/validity.json" \
+          "${acquisition_args[@]}" ;;
+      *)
+        echo "$0: unknown stage '$stage' in STAGES; known: prior validity acquisition" >&2
+        exit 2 ;;
+    esac
+  done
+done
+echo "done in $((SECONDS - total_start)) s"
