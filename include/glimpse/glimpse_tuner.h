@@ -120,11 +120,22 @@ class AcquisitionPolicy {
 // The fallback: the k largest mean + kappa · std (features [0] and [1]); ties by lower index.
 std::unique_ptr<AcquisitionPolicy> MakeUcbAcquisition(double kappa);
 
-inline constexpr int kAcquisitionModelVersion = 1;
+// Version 2: the network is a residual on UCB (below); version 1 was the plain MLP.
+inline constexpr int kAcquisitionModelVersion = 2;
 inline constexpr const char* kAcquisitionModelFormat = "glimpse-acquisition";
+// The kappa of the UCB term inside the neural acquisition function (the tuner's default
+// ucb_kappa).
+inline constexpr double kAcquisitionUcbKappa = 1.0;
 
-// The neural acquisition function: an MLP (features → hidden → hidden → 1, tanh) applied to every
-// candidate; its outputs are logits of a softmax policy over the pool. Choose takes the k largest
+// The neural acquisition function, applied to every candidate of a pool:
+//   logit = w · z(mean + kAcquisitionUcbKappa · std) + MLP(features)
+// where z standardises over the pool (zero mean, unit deviation), w is a learned weight that
+// starts at 3 and the MLP (features → hidden → hidden → 1, tanh) starts with its output layer
+// scaled down by 10. An untrained network therefore ranks like UCB, and training moves it away
+// from UCB only as far as the rewards say: a plain MLP trained on episodes whose returns are
+// nearly all 0 (the prior often finds the optimum in the first batch) learned too little to tune
+// with and did far worse than UCB on unseen GPUs (bench/results/glimpse.md).
+// The logits are those of a softmax policy over the pool. Choose takes the k largest
 // (deterministic); the trainer samples instead (Plackett–Luce: k draws without replacement).
 // libtorch stays behind the pimpl.
 struct AcquisitionTrainingOptions;

@@ -124,7 +124,8 @@ Json AcquisitionNetwork::ToJson() const {
       {"made_by", made_by_},
       {"blueprint", blueprint},
       {"features", {{"version", kAcquisitionFeatureVersion}, {"base", kAcquisitionBaseFeatures}}},
-      {"network", {{"hidden", hidden_}}},
+      {"network", {{"hidden", hidden_}, {"policy", "ucb residual"},
+                   {"ucb_kappa", kAcquisitionUcbKappa}, {"ucb_weight", network_->net->ucb_weight.item<double>()}}},
       {"training", training},
       {"weights",
        {{"encoding", "base64 of a torch::save archive"}, {"data", Base64Encode(archive.str())}}}};

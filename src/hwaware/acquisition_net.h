@@ -11,12 +11,15 @@
 namespace glimpse {
 namespace hwaware {
 
-// features [N, F] → logits [N]: F → hidden → hidden → 1, tanh between.
+// features [N, F] → logits [N]: ucb_weight · z(UCB) + the MLP F → hidden → hidden → 1 (tanh
+// between), where z(UCB) is the pool-standardised mean + kAcquisitionUcbKappa · std (features [0]
+// and [1]). See AcquisitionNetwork for why.
 struct AcquisitionNetImpl : torch::nn::Module {
   AcquisitionNetImpl(int inputs, int hidden);
   torch::Tensor forward(const torch::Tensor& features);
 
   torch::nn::Linear layer1{nullptr}, layer2{nullptr}, layer3{nullptr};
+  torch::Tensor ucb_weight;
 };
 TORCH_MODULE(AcquisitionNet);
 

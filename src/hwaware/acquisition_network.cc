@@ -11,14 +11,34 @@
 namespace glimpse {
 namespace hwaware {
 
+namespace {
+// The UCB term's starting weight: a z-score spread of about ±2 over a pool becomes logits of ±6,
+// so the untrained softmax policy already concentrates on UCB's choices.
+constexpr double kInitialUcbWeight = 3.0;
+// The MLP's output layer starts this much smaller than libtorch's default initialisation, so
+// that it perturbs UCB's ranking rather than replacing it.
+constexpr double kInitialResidualScale = 0.1;
+}  // namespace
+
 AcquisitionNetImpl::AcquisitionNetImpl(int inputs, int hidden) {
   layer1 = register_module("layer1", torch::nn::Linear(inputs, hidden));
   layer2 = register_module("layer2", torch::nn::Linear(hidden, hidden));
   layer3 = register_module("layer3", torch::nn::Linear(hidden, 1));
+  {
+    torch::NoGradGuard no_grad;
+    layer3->weight.mul_(kInitialResidualScale);
+    layer3->bias.mul_(kInitialResidualScale);
+  }
+  ucb_weight = register_parameter("ucb_weight", torch::full({1}, kInitialUcbWeight));
 }
 
 torch::Tensor AcquisitionNetImpl::forward(const torch::Tensor& features) {
-  return layer3(torch::tanh(layer2(torch::tanh(layer1(features))))).squeeze(1);
+  torch::Tensor ucb = features.select(1, 0) + kAcquisitionUcbKappa * features.select(1, 1);
+  torch::Tensor centred = ucb - ucb.mean();
+  // Population deviation; a pool of one candidate, or of equal UCB values, gives z = 0.
+  torch::Tensor z = centred / (centred.pow(2).mean().sqrt() + 1e-6);
+  torch::Tensor residual = layer3(torch::tanh(layer2(torch::tanh(layer1(features))))).squeeze(1);
+  return ucb_weight * z + residual;
 }
 
 torch::Tensor FeatureTensor(const std::vector<std::vector<double>>& rows, int64_t width) {

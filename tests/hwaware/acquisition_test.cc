@@ -1,6 +1,7 @@
 // The acquisition function: features, the UCB fallback, the neural policy and its model file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -96,6 +97,23 @@ TEST(AcquisitionNetworkTest, NeuralPolicyTakesTheTopScoresAndIsSeeded) {
   // A row of the wrong width names the widths.
   rows[3].pop_back();
   EXPECT_THROW(a.Score(rows), Error);
+}
+
+// An untrained network ranks like UCB (kappa kAcquisitionUcbKappa): its residual MLP starts
+// small, so its top choice is UCB's on nearly every pool, whatever the other features say.
+TEST(AcquisitionNetworkTest, AnUntrainedNetworkRanksLikeUcb) {
+  AcquisitionNetwork network(3, 16, 11);
+  std::unique_ptr<AcquisitionPolicy> ucb = MakeUcbAcquisition(kAcquisitionUcbKappa);
+  int agree = 0;
+  const int pools = 200;
+  for (int p = 0; p < pools; ++p) {
+    std::vector<std::vector<double>> rows = RandomRows(32, 3, 100 + p);
+    Rng rng(0);
+    std::vector<double> scores = network.Score(rows);
+    size_t top = std::max_element(scores.begin(), scores.end()) - scores.begin();
+    agree += top == ucb->Choose(rows, 1, rng)[0];
+  }
+  EXPECT_GE(agree, pools * 9 / 10);
 }
 
 TEST(AcquisitionNetworkTest, SaveAndLoadGiveTheSameScores) {

@@ -27,8 +27,9 @@ TEST(AcquisitionTrainingTest, ReturnsSumTheFutureRewards) {
 }
 
 // A toy bandit: pools of 8 candidates with random features; the reward is 0 when the chosen one
-// is the candidate of the largest std (feature [1]), −1 otherwise. The policy must learn from the
-// rewards alone to prefer a large std.
+// is the candidate of the largest feature [3], −1 otherwise. The network starts out ranking by
+// UCB (features [0] and [1], unrelated to [3] here), so it must learn from the rewards alone to
+// leave UCB for feature [3].
 TEST(AcquisitionTrainingTest, ReinforceLearnsToPreferTheRewardedFeature) {
   AcquisitionNetwork network(0, 16, 5);
   hwaware::AcquisitionLearner learner(network, 0.02);
@@ -43,7 +44,7 @@ TEST(AcquisitionTrainingTest, ReinforceLearnsToPreferTheRewardedFeature) {
   auto best_of = [](const std::vector<std::vector<double>>& rows) {
     size_t best = 0;
     for (size_t i = 1; i < rows.size(); ++i) {
-      if (rows[i][1] > rows[best][1]) best = i;
+      if (rows[i][3] > rows[best][3]) best = i;
     }
     return best;
   };
@@ -177,6 +178,8 @@ TEST(TrainAcquisitionCommandTest, TrainsOnTheBundledSpaces) {
   EXPECT_NE(run.out.find("wrote " + model + " (2 training spaces)"), std::string::npos) << run.out;
   AcquisitionNetwork loaded = AcquisitionNetwork::Load(model);
   EXPECT_NE(loaded.made_by().find("glimpse train acquisition --spaces"), std::string::npos);
+  EXPECT_NE(loaded.made_by().find(" --episodes 2 --episodes-per-space 2 "), std::string::npos)
+      << loaded.made_by();
   EXPECT_EQ(loaded.training_info().at("prior"), "none");
 
   // The shipped models saw every GPU: using them with an exclusion is warned about.

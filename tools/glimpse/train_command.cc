@@ -237,10 +237,10 @@ std::string CommandLine(const TrainAcquisitionFlags& flags) {
   if (!flags.validity_path.empty()) line += " --validity " + flags.validity_path;
   const AcquisitionTrainingOptions& o = flags.options;
   line += fmt::format(
-      " --iterations {} --episodes {} --episode-budget {} --batch-size {} --hidden {} --lr {:g}"
-      " --entropy-bonus {:g} --seed {}",
-      o.iterations, o.episodes_per_iteration, o.episode_budget, o.batch_size, o.hidden,
-      o.learning_rate, o.entropy_bonus, o.seed);
+      " --iterations {} --episodes {} --episodes-per-space {} --episode-budget {} --batch-size {}"
+      " --hidden {} --lr {:g} --entropy-bonus {:g} --seed {}",
+      o.iterations, o.episodes_per_iteration, o.episodes_per_space, o.episode_budget,
+      o.batch_size, o.hidden, o.learning_rate, o.entropy_bonus, o.seed);
   return line + " --out " + flags.out_path;
 }
 
