@@ -169,6 +169,25 @@ class ScriptTest(unittest.TestCase):
         for heading in ["Fig. 4", "Fig. 5", "Fig. 6", "Fig. 7", "Table 2"]:
             self.assertIn(heading, text)
 
+    def test_failures_without_a_space_gives_goal_b_both_ways(self):
+        data = study()
+        for r in data["runs"]:
+            if r["space"] == "q/GPU_A" and r["strategy"] == "glimpse":
+                r["failed"] = 50
+        with tempfile.TemporaryDirectory() as tmp:
+            path = self.write(tmp, "study.json", data)
+            out = os.path.join(tmp, "report.md")
+            done = self.run_script(path, "-o", out, "--no-figures",
+                                   "--failures-without", "q/GPU_A")
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(out, encoding="utf-8") as f:
+                text = f.read()
+        # With q/GPU_A: (1 + 1 + 50) / 300 failed for glimpse against 0.1 for xgb.
+        self.assertIn("0.1000 ÷ 0.1733 = 0.58 | ≥ 5 | no", text)
+        self.assertIn("| (b') the same without q/GPU_A | 0.1000 ÷ 0.0100 = 10.00 | ≥ 5 | yes",
+                      text)
+        self.assertIn("Without q/GPU_A (`--failures-without`):", text)
+
     def test_seeds_keeps_the_first_seeds_runs_only(self):
         data = study()
         for r in data["runs"]:  # glimpse's seeds 1 and 2 now take 90 measurements
