@@ -522,7 +522,7 @@ def draw_figures(report, args, markdown_dir):
     def save(fig, name, caption):
         path = f"{prefix}_{name}.png"
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         rel = os.path.relpath(path, markdown_dir)
         links[name.split("_")[0]] = ["", f"![{caption}]({rel})"]
