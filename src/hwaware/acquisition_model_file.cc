@@ -1,4 +1,4 @@
-// The acquisition function's model file: JSON ("glimpse-acquisition", version 1) with the
+// The acquisition function's model file: JSON ("glimpse-acquisition", version 2) with the
 // network's weights as a base64-encoded torch::save archive (glimpse/glimpse_tuner.h,
 // docs/glimpse.md "The acquisition function").
 #include <fmt/format.h>
@@ -9,69 +9,16 @@
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
 #include "hwaware/acquisition_net.h"
+#include "hwaware/model_file_fields.h"
 
 namespace glimpse {
 namespace {
+using hwaware::Base64Decode;
+using hwaware::Base64Encode;
+using hwaware::Field;
+using hwaware::VersionOf;
 
 constexpr const char* kRemake = "glimpse train acquisition --spaces <dir> --out <file>";
-constexpr const char* kAlphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// The prior's model file (prior_model_file.cc) encodes its archive the same way.
-std::string Base64Encode(const std::string& bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t chunk = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
-    if (i + 1 < bytes.size())
-      chunk |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
-    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[(chunk >> 18) & 63];
-    out += kAlphabet[(chunk >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kAlphabet[chunk & 63] : '=';
-  }
-  return out;
-}
-
-std::string Base64Decode(const std::string& text, const std::string& where) {
-  int table[256];
-  std::fill(std::begin(table), std::end(table), -1);
-  for (int i = 0; i < 64; ++i) table[static_cast<uint8_t>(kAlphabet[i])] = i;
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    int v = table[static_cast<uint8_t>(c)];
-    if (v < 0) throw Error(where + ": 'weights' is not base64");
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
-template <typename T>
-T Field(const Json& json, const char* key, const std::string& where) {
-  if (!json.is_object() || !json.contains(key)) {
-    throw Error(fmt::format("{}: missing field '{}'", where, key));
-  }
-  try {
-    return json.at(key).get<T>();
-  } catch (const Json::exception&) {
-    throw Error(fmt::format("{}: field '{}' has the wrong type", where, key));
-  }
-}
-
-int VersionOf(const Json& json, const char* key) {
-  return json.is_object() && json.contains(key) && json.at(key).is_number_integer()
-             ? json.at(key).get<int>()
-             : -1;
-}
 
 const Json& Member(const Json& json, const char* key) {
   static const Json kNull;

@@ -19,6 +19,7 @@
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
 #include "hwaware/ensemble_internal.h"
+#include "hwaware/model_file_fields.h"
 
 namespace glimpse {
 namespace hwaware {
@@ -65,6 +66,7 @@ std::vector<double> KnobContributions(const Knob& knob, FeatureScale scale) {
 }  // namespace hwaware
 
 namespace {
+using hwaware::Field;
 
 constexpr const char* kRemake = "glimpse train validity --spaces <dir> --out <file>";
 
@@ -83,20 +85,6 @@ FeatureScale ParseScale(const std::string& text, const std::string& where) {
     if (text == kScaleNames[i]) return static_cast<FeatureScale>(i);
   }
   throw Error(fmt::format("{}: scale '{}'; known: linear, log2, index", where, text));
-}
-
-// json[key] as T, or an Error naming the file and the field.
-template <typename T>
-T Field(const Json& json, const char* key, const std::string& where) {
-  if (!json.is_object() || !json.contains(key)) {
-    throw Error(fmt::format("{}: missing field '{}'", where, key));
-  }
-  try {
-    return json.at(key).get<T>();
-  } catch (const Json::exception&) {
-    throw Error(
-        fmt::format("{}: field '{}' has the wrong type ({})", where, key, json.at(key).dump()));
-  }
 }
 
 // Thresholds are stored as JSON numbers; NaN would not survive, so "never" stores none.
