@@ -1,8 +1,12 @@
 #include "test_paths.h"
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 namespace glimpse::testing {
 
@@ -32,6 +36,18 @@ std::string MakeTempDir(const std::string& prefix) {
     if (fs::create_directory(dir)) return dir.string();
   }
   return (fs::temp_directory_path() / prefix).string();
+}
+
+CommandRun RunGlimpseCommand(const std::string& args, const std::string& dir) {
+  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
+  int status = std::system((GlimpseBinary() + " " + args + " >" + out + " 2>" + err).c_str());
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
 }  // namespace glimpse::testing

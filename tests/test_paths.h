@@ -14,6 +14,14 @@ std::string RepoDataPath(const std::string& name);
 std::string SharedDatasetsDir();
 // The glimpse executable built with the tests.
 std::string GlimpseBinary();
+// The exit status and output of one glimpse command line.
+struct CommandRun {
+  int exit_code;  // -1 when it did not exit normally
+  std::string out, err;
+};
+// Runs `glimpse ARGS` (a shell-quoted argument string) with its stdout and stderr captured in
+// DIR/stdout.txt and DIR/stderr.txt.
+CommandRun RunGlimpseCommand(const std::string& args, const std::string& dir);
 // A fresh, empty directory under the system temp dir, removed by nobody (tests are short-lived).
 std::string MakeTempDir(const std::string& prefix);
 

@@ -1,7 +1,6 @@
 // Training the acquisition function: the REINFORCE update on a toy problem, and TrainAcquisition
 // with the Glimpse tuner on the repo's recorded spaces.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -17,7 +16,8 @@
 namespace glimpse {
 namespace {
 
-using testing::GlimpseBinary;
+using testing::CommandRun;
+using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
 
@@ -147,30 +147,13 @@ TEST(AcquisitionTrainingTest, TrainsWithTheTunerOnRecordedSpaces) {
 
 // ---- The command line
 
-struct CommandRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CommandRun RunGlimpse(const std::string& args, const std::string& dir) {
-  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
-  int status = std::system((GlimpseBinary() + " " + args + " >" + out + " 2>" + err).c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
 TEST(TrainAcquisitionCommandTest, TrainsOnTheBundledSpaces) {
   std::string dir = MakeTempDir("train_acquisition_cli");
   std::string model = dir + "/acquisition.json";
   std::string tiny =
       " --episodes 2 --episodes-per-space 2 --episode-budget 12 --batch-size 4 --hidden 4";
   CommandRun run =
-      RunGlimpse("train acquisition --spaces " + RepoDataPath("recorded") +
+      RunGlimpseCommand("train acquisition --spaces " + RepoDataPath("recorded") +
                      " --prior none --validity none --iterations 1" + tiny + " --out " + model,
                  dir);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
@@ -183,7 +166,7 @@ TEST(TrainAcquisitionCommandTest, TrainsOnTheBundledSpaces) {
   EXPECT_EQ(loaded.training_info().at("prior"), "none");
 
   // The shipped models saw every GPU: using them with an exclusion is warned about.
-  run = RunGlimpse("train acquisition --spaces " + RepoDataPath("recorded") +
+  run = RunGlimpseCommand("train acquisition --spaces " + RepoDataPath("recorded") +
                        " --exclude-device A100" + tiny + " --iterations 0 --out " + model,
                    dir);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;

@@ -3,7 +3,6 @@
 #include "glimpse/prior_generator.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +17,8 @@
 namespace glimpse {
 namespace {
 
-using testing::GlimpseBinary;
+using testing::CommandRun;
+using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
 
@@ -281,23 +281,6 @@ TEST(ShippedPriorTest, LoadsAndBeatsRandomOnABundledSpace) {
 }
 
 // ---- The command line
-
-struct CommandRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CommandRun RunGlimpseCommand(const std::string& args, const std::string& dir) {
-  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
-  int status = std::system((GlimpseBinary() + " " + args + " >" + out + " 2>" + err).c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
 
 TEST(TrainPriorCommandTest, TrainsOnTheBundledSpaces) {
   std::string dir = MakeTempDir("train_prior");

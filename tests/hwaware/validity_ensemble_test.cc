@@ -4,7 +4,6 @@
 #include "glimpse/validity_ensemble.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -18,7 +17,8 @@
 namespace glimpse {
 namespace {
 
-using testing::GlimpseBinary;
+using testing::CommandRun;
+using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
 
@@ -307,23 +307,6 @@ TEST(ValidityEnsembleTest, TwoSpacesOfOneGpuAreRefused) {
 
 // ---- The command line
 
-struct CommandRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CommandRun RunGlimpse(const std::string& args, const std::string& dir) {
-  std::string out = dir + "/stdout.txt", err = dir + "/stderr.txt";
-  int status = std::system((GlimpseBinary() + " " + args + " >" + out + " 2>" + err).c_str());
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
 // A Kernel Tuner cache of a kernel whose shared memory (smem_kb KiB) may not exceed the real
 // GPU's per-block limit.
 void WriteSyntheticCache(const std::string& path, const std::string& alias) {
@@ -359,7 +342,7 @@ TEST(TrainValidityCommandTest, TrainsOnARecordedSpaceOfTheRepository) {
   std::string dir = MakeTempDir("glimpse-train");
   std::string model_path = dir + "/pnpoly.json";
   CommandRun run =
-      RunGlimpse("train validity --spaces " + RepoDataPath("recorded/pnpoly/RTX_3090.json.gz") +
+      RunGlimpseCommand("train validity --spaces " + RepoDataPath("recorded/pnpoly/RTX_3090.json.gz") +
                      " --out " + model_path,
                  dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -390,7 +373,7 @@ TEST(TrainValidityCommandTest, SeveralGpusWithAnExcludedOneAndErrors) {
   }
   std::ofstream(dir + "/spaces/smem/notes.json") << "{\"not\": \"a space\"}";
   std::string model_path = dir + "/model.json";
-  CommandRun run = RunGlimpse("train validity --spaces " + dir +
+  CommandRun run = RunGlimpseCommand("train validity --spaces " + dir +
                                   "/spaces --exclude-device A100 --tau 0.25"
                                   " --out " +
                                   model_path,
@@ -420,12 +403,12 @@ TEST(TrainValidityCommandTest, SeveralGpusWithAnExcludedOneAndErrors) {
   EXPECT_EQ(e.failures_rejected, e.failures);
   EXPECT_EQ(e.valid_rejected, 0);
 
-  CommandRun bad_tau = RunGlimpse(
+  CommandRun bad_tau = RunGlimpseCommand(
       "train validity --spaces " + dir + "/spaces --tau 1.5 --out " + dir + "/x.json", dir);
   EXPECT_EQ(bad_tau.exit_code, 2);
   EXPECT_NE(bad_tau.err.find("tau 1.5 is out of range"), std::string::npos) << bad_tau.err;
   CommandRun bad_device =
-      RunGlimpse("train validity --spaces " + dir + "/spaces --exclude-device NoSuchGpu --out " +
+      RunGlimpseCommand("train validity --spaces " + dir + "/spaces --exclude-device NoSuchGpu --out " +
                      dir + "/x.json",
                  dir);
   EXPECT_EQ(bad_device.exit_code, 2);
