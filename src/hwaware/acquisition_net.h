@@ -2,7 +2,7 @@
 // src/hwaware/acquisition_*.cc include this (and with it libtorch).
 #pragma once
 
-#include <torch/torch.h>
+#include "hwaware/torch_parts.h"
 
 #include <vector>
 

@@ -1,9 +1,9 @@
 // The prior generator's network (glimpse/prior_generator.h) and what its .cc files share. Only
 // src/hwaware/prior_model.cc, prior_training.cc and prior_model_file.cc include this (and with
-// it libtorch, ~1 min of compile time per file).
+// it libtorch, ~30 s of compile time per file).
 #pragma once
 
-#include <torch/torch.h>
+#include "hwaware/torch_parts.h"
 
 #include <vector>
 
