@@ -120,8 +120,9 @@ class AcquisitionPolicy {
 // The fallback: the k largest mean + kappa · std (features [0] and [1]); ties by lower index.
 std::unique_ptr<AcquisitionPolicy> MakeUcbAcquisition(double kappa);
 
-// Version 2: the network is a residual on UCB (below); version 1 was the plain MLP.
-inline constexpr int kAcquisitionModelVersion = 2;
+// Version 3: the same network as version 2, its weights as numbers (version 2: a torch::save
+// archive); version 2 made the network a residual on UCB (below), version 1 was the plain MLP.
+inline constexpr int kAcquisitionModelVersion = 3;
 inline constexpr const char* kAcquisitionModelFormat = "glimpse-acquisition";
 // The kappa of the UCB term inside the neural acquisition function (the tuner's default
 // ucb_kappa).
@@ -137,10 +138,12 @@ inline constexpr double kAcquisitionUcbKappa = 1.0;
 // with and did far worse than UCB on unseen GPUs (bench/results/glimpse.md).
 // The logits are those of a softmax policy over the pool. Choose takes the k largest
 // (deterministic); the trainer samples instead (Plackett–Luce: k draws without replacement).
-// libtorch stays behind the pimpl.
+// Scoring and the model file are plain C++; a fresh network (initialised by libtorch, as
+// training needs it) and training are in glimpse_hwaware_training.
 struct AcquisitionTrainingOptions;
 class AcquisitionNetwork {
  public:
+  // An untrained network (libtorch's initialisation with `seed`; glimpse_hwaware_training).
   AcquisitionNetwork(int blueprint_components, int hidden, uint64_t seed);
   ~AcquisitionNetwork();
   AcquisitionNetwork(AcquisitionNetwork&&) noexcept;
@@ -148,7 +151,7 @@ class AcquisitionNetwork {
 
   // Reads a model file ("format": kAcquisitionModelFormat, "version": kAcquisitionModelVersion,
   // the Blueprint version and components, the feature version, the hidden width, the training
-  // options and spaces, the command that made it, the weights as a base64 torch::save archive).
+  // options and spaces, the command that made it, the layers' weights as numbers).
   // Another format, version, Blueprint version or feature version is an Error naming both and the
   // command that remakes the file.
   static AcquisitionNetwork Load(const std::string& path);
@@ -163,10 +166,12 @@ class AcquisitionNetwork {
   Json& training_info();  // what the trainer stores about itself (options, spaces, curve)
   const Json& training_info() const;
 
-  struct Network;  // the libtorch module
+  struct Network;  // its layers (src/hwaware/acquisition_internal.h)
   Network& network();
+  const Network& network() const;
 
  private:
+  AcquisitionNetwork();  // for FromJson
   std::unique_ptr<Network> network_;
   int blueprint_components_ = 0;
   int hidden_ = 0;
@@ -262,7 +267,7 @@ struct AcquisitionTrainingReport {
 // sampling from the network's softmax. Reward per decision (MetaBO): −(1 − best performance so
 // far), performance = recorded optimum time / best time. REINFORCE with a per-space, per-step
 // baseline (the mean return at that step of the iteration's episodes on the same space, see
-// episodes_per_space) and an entropy bonus; Adam.
+// episodes_per_space) and an entropy bonus; Adam. In glimpse_hwaware_training (libtorch).
 AcquisitionNetwork TrainAcquisition(const std::vector<ValidityTrainingSpace>& spaces,
                                     const Blueprint& blueprint,
                                     std::shared_ptr<const PriorGenerator> prior,

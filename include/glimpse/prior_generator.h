@@ -37,11 +37,13 @@
 // The model file is JSON ("format": kPriorGeneratorFormat, "version": kPriorGeneratorVersion):
 // the Blueprint version and component count, the feature version, the network sizes, the
 // training options, the training spaces (name, GPU, file, configurations in the target), the
-// command that made it, and the weights: a torch::save archive of the network, base64-encoded in
+// command that made it, and the weights: per layer its sizes, weights and biases as numbers in
 // "weights" (one file to ship and to rename into place). docs/glimpse.md describes it.
 //
-// libtorch stays behind a pimpl: this header includes nothing of it. Errors a user can cause (a
-// file of another format or version, a Blueprint vector of another size) are glimpse::Error.
+// Inference (Load, Distribution, InitialConfigs) is plain C++ and links no libtorch; Train is
+// libtorch's (the glimpse_hwaware_training library), which the command line without `glimpse
+// train` leaves out. Errors a user can cause (a file of another format or version, a Blueprint
+// vector of another size) are glimpse::Error.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +62,7 @@
 
 namespace glimpse {
 
-inline constexpr int kPriorGeneratorVersion = 1;
+inline constexpr int kPriorGeneratorVersion = 2;
 inline constexpr const char* kPriorGeneratorFormat = "glimpse-prior";
 inline constexpr int kPriorFeatureVersion = 1;
 inline constexpr int kPriorValueFeatures = 6;
@@ -184,7 +186,8 @@ class PriorGenerator {
   PriorGenerator& operator=(PriorGenerator&&) noexcept;
 
   // Trains H on the examples (all of one Blueprint size). Error on an empty list, examples whose
-  // Blueprint sizes differ, or targets whose shape is not their space's.
+  // Blueprint sizes differ, or targets whose shape is not their space's. In
+  // glimpse_hwaware_training (libtorch).
   static PriorGenerator Train(const std::vector<PriorTrainingExample>& examples,
                               const PriorTrainingOptions& options = {},
                               PriorTrainingReport* report = nullptr);
@@ -228,7 +231,7 @@ class PriorGenerator {
   const std::string& made_by() const { return made_by_; }
   void set_made_by(std::string command) { made_by_ = std::move(command); }
 
-  struct Network;  // the libtorch module (src/hwaware/prior_internal.h)
+  struct Network;  // its layers (src/hwaware/prior_internal.h)
 
  private:
   std::unique_ptr<Network> network_;

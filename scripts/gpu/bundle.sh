@@ -168,5 +168,17 @@ if [[ $with_cli == 1 ]]; then
     exit 1
   fi
   echo "bundle.sh: bundled glimpse without a driver: $said"
+  # The Glimpse tuner is in it, its models read from the tree's data/models without libtorch: a
+  # short replay of a recorded space must use the shipped prior, not fall back.
+  replay=$(env -i PATH=/usr/bin:/bin /bin/bash "$out/glimpse.sh" tune \
+             --space data/recorded/pnpoly/RTX_3090.json.gz --tuner glimpse --budget 16 --no-db \
+             --json --progress quiet 2>&1) && code=0 || code=$?
+  if [[ $code != 0 || $replay != *'"prior: '*'data/models/prior.json"'* ]]; then
+    echo "bundle.sh: the bundled glimpse did not tune with the Glimpse tuner's shipped prior" \
+         "(exit $code):" >&2
+    echo "$replay" | tail -20 >&2
+    exit 1
+  fi
+  echo "bundle.sh: bundled glimpse replays with the Glimpse tuner and its shipped models"
 fi
 echo "bundle.sh: ok — carry $out to the GPU machine (docs/gpu-machine.md)"

@@ -1,6 +1,7 @@
-// What the acquisition function's .cc files and its tests share, without libtorch: Plackett–Luce
-// sampling, the record of one tuning episode's decisions, and the REINFORCE update
-// (glimpse/glimpse_tuner.h, "Training the acquisition function").
+// What the acquisition function's .cc files and its tests share, without libtorch: the network's
+// plain layers, Plackett–Luce sampling, the record of one tuning episode's decisions, and the
+// REINFORCE update (glimpse/glimpse_tuner.h, "Training the acquisition function"; the update and
+// the libtorch module are in src/hwaware_training).
 #pragma once
 
 #include <memory>
@@ -8,10 +9,32 @@
 #include <vector>
 
 #include "glimpse/glimpse_tuner.h"
+#include "glimpse/json.h"
 #include "glimpse/random.h"
+#include "hwaware/dense_layer.h"
 
 namespace glimpse {
+
+// The network inference runs on: logits = ucb_weight · z(UCB) + layer3(tanh(layer2(tanh(
+// layer1(features))))), z(UCB) the pool-standardised mean + kAcquisitionUcbKappa · std.
+struct AcquisitionNetwork::Network {
+  hwaware::DenseLayer layer1, layer2, layer3;
+  float ucb_weight = 0.0f;
+};
+
 namespace hwaware {
+
+// Logits of a pool of feature rows (each of `width` values; Error otherwise).
+std::vector<double> AcquisitionLogits(const AcquisitionNetwork::Network& network,
+                                      const std::vector<std::vector<double>>& features,
+                                      int width);
+
+// The layers as the model file's "weights", and back: Error naming `where` when a layer is missing
+// or does not fit a network of `inputs` features and `hidden` width.
+Json AcquisitionWeightsToJson(const AcquisitionNetwork::Network& network);
+AcquisitionNetwork::Network AcquisitionWeightsFromJson(const Json& weights,
+                                                       const std::string& where, int inputs,
+                                                       int hidden);
 
 // k draws without replacement from softmax(logits) (Plackett–Luce), in the order drawn; all
 // indices when there are at most k. Draws by inverse CDF with UniformUnit(rng).
@@ -33,7 +56,8 @@ struct PolicyEpisode {
 // G_t = Σ_{t' ≥ t} r_t' of one episode.
 std::vector<double> ReturnsOf(const std::vector<double>& rewards);
 
-// Adam on an AcquisitionNetwork's weights; libtorch behind the pimpl.
+// Adam on an AcquisitionNetwork's weights (a libtorch module behind the pimpl, its parameters
+// copied back into the network after each step). In glimpse_hwaware_training.
 class AcquisitionLearner {
  public:
   // `network` outlives the learner.

@@ -1,20 +1,15 @@
-// The acquisition function's model file: JSON ("glimpse-acquisition", version 2) with the
-// network's weights as a base64-encoded torch::save archive (glimpse/glimpse_tuner.h,
-// docs/glimpse.md "The acquisition function").
+// The acquisition function's model file: JSON ("glimpse-acquisition", version 3) with the
+// network's layers' weights as numbers (glimpse/glimpse_tuner.h, docs/glimpse.md "The acquisition
+// function").
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <sstream>
 
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
-#include "hwaware/acquisition_net.h"
+#include "hwaware/acquisition_internal.h"
 #include "hwaware/model_file_fields.h"
 
 namespace glimpse {
 namespace {
-using hwaware::Base64Decode;
-using hwaware::Base64Encode;
 using hwaware::Field;
 using hwaware::VersionOf;
 
@@ -26,6 +21,32 @@ const Json& Member(const Json& json, const char* key) {
 }
 
 }  // namespace
+
+namespace hwaware {
+
+Json AcquisitionWeightsToJson(const AcquisitionNetwork::Network& network) {
+  return {{"layer1", network.layer1.ToJson()},
+          {"layer2", network.layer2.ToJson()},
+          {"layer3", network.layer3.ToJson()},
+          {"ucb_weight", network.ucb_weight}};
+}
+
+AcquisitionNetwork::Network AcquisitionWeightsFromJson(const Json& weights,
+                                                       const std::string& where, int inputs,
+                                                       int hidden) {
+  auto layer = [&](const char* name, int layer_inputs, int outputs) {
+    return DenseLayer::FromJson(Field<Json>(weights, name, where), where + ", " + name,
+                                layer_inputs, outputs);
+  };
+  AcquisitionNetwork::Network network;
+  network.layer1 = layer("layer1", inputs, hidden);
+  network.layer2 = layer("layer2", hidden, hidden);
+  network.layer3 = layer("layer3", hidden, 1);
+  network.ucb_weight = Field<float>(weights, "ucb_weight", where);
+  return network;
+}
+
+}  // namespace hwaware
 
 Json AcquisitionTrainingOptions::ToJson() const {
   return {{"iterations", iterations},
@@ -55,8 +76,6 @@ AcquisitionTrainingOptions AcquisitionTrainingOptions::FromJson(const Json& json
 }
 
 Json AcquisitionNetwork::ToJson() const {
-  std::ostringstream archive;
-  torch::save(network_->net, archive);
   // The Blueprint's training GPUs are kept by the trainer in training_info; the file keeps them
   // once, with the Blueprint.
   Json blueprint = {{"version", kBlueprintVersion}, {"components", blueprint_components_}};
@@ -72,10 +91,9 @@ Json AcquisitionNetwork::ToJson() const {
       {"blueprint", blueprint},
       {"features", {{"version", kAcquisitionFeatureVersion}, {"base", kAcquisitionBaseFeatures}}},
       {"network", {{"hidden", hidden_}, {"policy", "ucb residual"},
-                   {"ucb_kappa", kAcquisitionUcbKappa}, {"ucb_weight", network_->net->ucb_weight.item<double>()}}},
+                   {"ucb_kappa", kAcquisitionUcbKappa}, {"ucb_weight", network_->ucb_weight}}},
       {"training", training},
-      {"weights",
-       {{"encoding", "base64 of a torch::save archive"}, {"data", Base64Encode(archive.str())}}}};
+      {"weights", hwaware::AcquisitionWeightsToJson(*network_)}};
 }
 
 AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::string& origin) {
@@ -113,7 +131,12 @@ AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::str
     throw Error(fmt::format("{}: Blueprint components {} (≥ 0) and network hidden {} (≥ 1)", origin,
                             components, hidden));
   }
-  AcquisitionNetwork m(components, hidden, 0);
+  AcquisitionNetwork m;
+  m.blueprint_components_ = components;
+  m.hidden_ = hidden;
+  m.network_ = std::make_unique<Network>(hwaware::AcquisitionWeightsFromJson(
+      Field<Json>(json, "weights", origin), origin + ", weights",
+      kAcquisitionBaseFeatures + components, hidden));
   m.made_by_ = json.value("made_by", std::string());
   if (json.contains("training") && json.at("training").is_object()) {
     m.training_info_ = json.at("training");
@@ -121,29 +144,6 @@ AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::str
   if (blueprint.contains("training_gpus")) {
     m.training_info_["blueprint_training_gpus"] = blueprint.at("training_gpus");
   }
-  std::istringstream archive(Base64Decode(
-      Field<std::string>(Member(json, "weights"), "data", origin + ", weights"), origin));
-  // torch::load replaces a parameter whatever its shape, so the shapes are compared after.
-  std::vector<std::vector<int64_t>> expected;
-  for (const torch::Tensor& p : m.network_->net->parameters()) expected.push_back(p.sizes().vec());
-  std::string why;
-  try {
-    torch::load(m.network_->net, archive);
-    std::vector<torch::Tensor> loaded = m.network_->net->parameters();
-    for (size_t i = 0; i < loaded.size() && why.empty(); ++i) {
-      if (loaded[i].sizes().vec() != expected[i]) {
-        why = fmt::format("parameter {} has shape {}, the network {}", i,
-                          fmt::join(loaded[i].sizes().vec(), "x"), fmt::join(expected[i], "x"));
-      }
-    }
-  } catch (const c10::Error& e) {
-    why = std::string(e.what_without_backtrace()).substr(0, 200);
-  }
-  if (!why.empty()) {
-    throw Error(fmt::format("{}: the weights do not fit the network ({}); remake it with '{}'",
-                            origin, why, kRemake));
-  }
-  m.network_->net->eval();
   return m;
 }
 

@@ -1,4 +1,5 @@
-// The neural acquisition function's network and its sampling policy (glimpse/glimpse_tuner.h).
+// The neural acquisition function's network (plain layers, no libtorch) and its sampling policy
+// (glimpse/glimpse_tuner.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,54 +7,44 @@
 
 #include "glimpse/error.h"
 #include "hwaware/acquisition_internal.h"
-#include "hwaware/acquisition_net.h"
 
 namespace glimpse {
 namespace hwaware {
 
-namespace {
-// The UCB term's starting weight: a z-score spread of about ±2 over a pool becomes logits of ±6,
-// so the untrained softmax policy already concentrates on UCB's choices.
-constexpr double kInitialUcbWeight = 3.0;
-// The MLP's output layer starts this much smaller than libtorch's default initialisation, so
-// that it perturbs UCB's ranking rather than replacing it.
-constexpr double kInitialResidualScale = 0.1;
-}  // namespace
-
-AcquisitionNetImpl::AcquisitionNetImpl(int inputs, int hidden) {
-  layer1 = register_module("layer1", torch::nn::Linear(inputs, hidden));
-  layer2 = register_module("layer2", torch::nn::Linear(hidden, hidden));
-  layer3 = register_module("layer3", torch::nn::Linear(hidden, 1));
-  {
-    torch::NoGradGuard no_grad;
-    layer3->weight.mul_(kInitialResidualScale);
-    layer3->bias.mul_(kInitialResidualScale);
-  }
-  ucb_weight = register_parameter("ucb_weight", torch::full({1}, kInitialUcbWeight));
-}
-
-torch::Tensor AcquisitionNetImpl::forward(const torch::Tensor& features) {
-  torch::Tensor ucb = features.select(1, 0) + kAcquisitionUcbKappa * features.select(1, 1);
-  torch::Tensor centred = ucb - ucb.mean();
-  // Population deviation; a pool of one candidate, or of equal UCB values, gives z = 0.
-  torch::Tensor z = centred / (centred.pow(2).mean().sqrt() + 1e-6);
-  torch::Tensor residual = layer3(torch::tanh(layer2(torch::tanh(layer1(features))))).squeeze(1);
-  return ucb_weight * z + residual;
-}
-
-torch::Tensor FeatureTensor(const std::vector<std::vector<double>>& rows, int64_t width) {
-  auto n = static_cast<int64_t>(rows.size());
-  torch::Tensor t = torch::zeros({n, width}, torch::kFloat32);
-  auto a = t.accessor<float, 2>();
-  for (int64_t r = 0; r < n; ++r) {
-    if (static_cast<int64_t>(rows[r].size()) != width) {
+std::vector<double> AcquisitionLogits(const AcquisitionNetwork::Network& network,
+                                      const std::vector<std::vector<double>>& features,
+                                      int width) {
+  const size_t n = features.size();
+  std::vector<float> ucb(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (static_cast<int>(features[r].size()) != width) {
       throw Error(
           fmt::format("acquisition network: candidate {} has {} features; the model takes {}", r,
-                      rows[r].size(), width));
+                      features[r].size(), width));
     }
-    for (int64_t c = 0; c < width; ++c) a[r][c] = static_cast<float>(rows[r][c]);
+    ucb[r] = static_cast<float>(features[r][0]) +
+             static_cast<float>(kAcquisitionUcbKappa) * static_cast<float>(features[r][1]);
   }
-  return t;
+  // z over the pool with the population deviation; a pool of one candidate, or of equal UCB
+  // values, gives z = 0.
+  float mean = 0.0f;
+  for (float u : ucb) mean += u;
+  mean /= static_cast<float>(n);
+  float square = 0.0f;
+  for (float u : ucb) square += (u - mean) * (u - mean);
+  const float deviation = std::sqrt(square / static_cast<float>(n)) + 1e-6f;
+  std::vector<double> logits(n);
+  std::vector<float> row(static_cast<size_t>(width));
+  for (size_t r = 0; r < n; ++r) {
+    for (int c = 0; c < width; ++c) row[c] = static_cast<float>(features[r][c]);
+    std::vector<float> h = network.layer1.Apply(row);
+    TanhInPlace(h);
+    h = network.layer2.Apply(h);
+    TanhInPlace(h);
+    const float residual = network.layer3.Apply(h)[0];
+    logits[r] = network.ucb_weight * ((ucb[r] - mean) / deviation) + residual;
+  }
+  return logits;
 }
 
 std::vector<size_t> SamplePlackettLuce(const std::vector<double>& logits, size_t k, Rng& rng) {
@@ -100,21 +91,7 @@ std::vector<size_t> SamplingAcquisition::Choose(const std::vector<std::vector<do
 
 }  // namespace hwaware
 
-AcquisitionNetwork::AcquisitionNetwork(int blueprint_components, int hidden, uint64_t seed)
-    : blueprint_components_(blueprint_components), hidden_(hidden) {
-  if (blueprint_components < 0 || hidden < 1) {
-    throw Error(
-        fmt::format("acquisition network: Blueprint components {} (≥ 0) and hidden width {} (≥ 1)",
-                    blueprint_components, hidden));
-  }
-  // One thread: the network is small, and a fixed reduction order keeps results reproducible.
-  torch::set_num_threads(1);
-  torch::manual_seed(seed);
-  network_ = std::make_unique<Network>();
-  network_->net = hwaware::AcquisitionNet(kAcquisitionBaseFeatures + blueprint_components, hidden);
-  network_->net->eval();
-}
-
+AcquisitionNetwork::AcquisitionNetwork() = default;
 AcquisitionNetwork::~AcquisitionNetwork() = default;
 AcquisitionNetwork::AcquisitionNetwork(AcquisitionNetwork&&) noexcept = default;
 AcquisitionNetwork& AcquisitionNetwork::operator=(AcquisitionNetwork&&) noexcept = default;
@@ -122,13 +99,8 @@ AcquisitionNetwork& AcquisitionNetwork::operator=(AcquisitionNetwork&&) noexcept
 std::vector<double> AcquisitionNetwork::Score(
     const std::vector<std::vector<double>>& features) const {
   if (features.empty()) return {};
-  torch::NoGradGuard no_grad;
-  torch::Tensor logits = network_->net->forward(
-      hwaware::FeatureTensor(features, kAcquisitionBaseFeatures + blueprint_components_));
-  auto a = logits.accessor<float, 1>();
-  std::vector<double> out(features.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = a[static_cast<int64_t>(i)];
-  return out;
+  return hwaware::AcquisitionLogits(*network_, features,
+                                    kAcquisitionBaseFeatures + blueprint_components_);
 }
 
 int AcquisitionNetwork::blueprint_components() const { return blueprint_components_; }
@@ -137,5 +109,6 @@ void AcquisitionNetwork::set_made_by(std::string command) { made_by_ = std::move
 Json& AcquisitionNetwork::training_info() { return training_info_; }
 const Json& AcquisitionNetwork::training_info() const { return training_info_; }
 AcquisitionNetwork::Network& AcquisitionNetwork::network() { return *network_; }
+const AcquisitionNetwork::Network& AcquisitionNetwork::network() const { return *network_; }
 
 }  // namespace glimpse

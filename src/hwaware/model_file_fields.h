@@ -1,6 +1,5 @@
 // Helpers shared by the hwaware model files (validity ensemble, prior generator, acquisition
-// function): required fields with errors that name the file and the field, and the base64
-// encoding of the torch::save archives the libtorch models embed.
+// function): required fields with errors that name the file and the field, and their versions.
 #pragma once
 
 #include <fmt/format.h>
@@ -30,10 +29,6 @@ T Field(const Json& json, const char* key, const std::string& where) {
 // json[key] when it is an integer, else -1 (a version no file has), so that the caller's
 // "version N, expected M" message covers a missing or malformed version too.
 int VersionOf(const Json& json, const char* key);
-
-std::string Base64Encode(const std::string& bytes);
-// Error "<where>: 'weights' is not base64" on a character outside the alphabet.
-std::string Base64Decode(const std::string& text, const std::string& where);
 
 }  // namespace hwaware
 }  // namespace glimpse

@@ -1,39 +1,41 @@
-// The prior generator's network (glimpse/prior_generator.h) and what its .cc files share. Only
-// src/hwaware/prior_model.cc, prior_training.cc and prior_model_file.cc include this (and with
-// it libtorch, ~30 s of compile time per file).
+// The prior generator's network (glimpse/prior_generator.h) as plain layers, and what its .cc
+// files share. No libtorch: the training side (src/hwaware_training/prior_torch.h) has the
+// libtorch module and copies its parameters into these layers.
 #pragma once
-
-#include "hwaware/torch_parts.h"
 
 #include <vector>
 
+#include "glimpse/json.h"
 #include "glimpse/prior_generator.h"
+#include "hwaware/dense_layer.h"
 
 namespace glimpse {
+
+// G, V and B of the file comment in prior_generator.h:
+//   w = generator2(tanh(generator1([Θ, knob])))                      the generated weights [E]
+//   e_v = embed2(tanh(embed1([value_v, knob])))                      a value's embedding [E]
+//   b_v = bias2(tanh(bias1([value_v, knob])))                        a value's bias
+//   logit_v = e_v · w + b_v
+struct PriorGenerator::Network {
+  int hidden = 0;
+  int embedding = 0;
+  hwaware::DenseLayer generator1, generator2, embed1, embed2, bias1, bias2;
+};
+
 namespace hwaware {
 
-// G, V and B of the file comment in prior_generator.h.
-struct PriorNetImpl : torch::nn::Module {
-  PriorNetImpl(int blueprint_components, int hidden, int embedding);
+// The logits of one knob's values (in value order) for Blueprint vector Θ.
+std::vector<float> PriorLogits(const PriorGenerator::Network& network,
+                               const std::vector<double>& blueprint,
+                               const std::vector<double>& knob_features,
+                               const std::vector<std::vector<double>>& value_features);
 
-  // blueprint [R, T], knob [R, K], value [R, V, F], mask [R, V] (1 for a real value, 0 for
-  // padding) → logits [R, V], padding at −1e9.
-  torch::Tensor forward(const torch::Tensor& blueprint, const torch::Tensor& knob,
-                        const torch::Tensor& value, const torch::Tensor& mask);
+// The layers as the model file's "weights" (name → DenseLayer::ToJson), and back: Error naming
+// `where` when a layer is missing or does not fit a network of these sizes.
+Json PriorWeightsToJson(const PriorGenerator::Network& network);
+void PriorWeightsFromJson(const Json& weights, const std::string& where, int blueprint_components,
+                          PriorGenerator::Network* network);
 
-  torch::nn::Linear generator1{nullptr}, generator2{nullptr};
-  torch::nn::Linear embed1{nullptr}, embed2{nullptr};
-  torch::nn::Linear bias1{nullptr}, bias2{nullptr};
-};
-TORCH_MODULE(PriorNet);
-
-// The rows one forward pass scores: the knobs (with more than one value) of some spaces, padded
-// to the largest value count.
-struct PriorBatch {
-  torch::Tensor blueprint, knob, value, mask;
-  std::vector<size_t> knob_of_row;  // for one space: the knob each row is
-  std::vector<size_t> example_of_row;
-};
 // Rows for the knobs of `space` with more than one value (Θ repeated on each).
 void AppendRows(const ConfigSpace& space, const PriorTask& task,
                 const std::vector<double>& blueprint, size_t example,
@@ -41,16 +43,6 @@ void AppendRows(const ConfigSpace& space, const PriorTask& task,
                 std::vector<std::vector<double>>* knob_rows,
                 std::vector<std::vector<std::vector<double>>>* value_rows,
                 std::vector<size_t>* knob_of_row, std::vector<size_t>* example_of_row);
-PriorBatch MakeBatch(const std::vector<std::vector<double>>& blueprint_rows,
-                     const std::vector<std::vector<double>>& knob_rows,
-                     const std::vector<std::vector<std::vector<double>>>& value_rows);
 
 }  // namespace hwaware
-
-struct PriorGenerator::Network {
-  hwaware::PriorNet net{nullptr};
-  int hidden = 0;
-  int embedding = 0;
-};
-
 }  // namespace glimpse

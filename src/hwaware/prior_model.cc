@@ -1,8 +1,9 @@
 // The prior generator's network H(Π, Θ) and its use: per-knob distributions and initial samples
-// (glimpse/prior_generator.h; the network is described there).
+// (glimpse/prior_generator.h; the network is described there), without libtorch.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "glimpse/error.h"
 #include "hwaware/prior_internal.h"
@@ -10,29 +11,41 @@
 namespace glimpse {
 namespace hwaware {
 
-PriorNetImpl::PriorNetImpl(int blueprint_components, int hidden, int embedding) {
-  int knob = kPriorKnobFeatures;
-  int value = kPriorValueFeatures;
-  generator1 =
-      register_module("generator1", torch::nn::Linear(blueprint_components + knob, hidden));
-  generator2 = register_module("generator2", torch::nn::Linear(hidden, embedding));
-  embed1 = register_module("embed1", torch::nn::Linear(value + knob, hidden));
-  embed2 = register_module("embed2", torch::nn::Linear(hidden, embedding));
-  bias1 = register_module("bias1", torch::nn::Linear(value + knob, hidden));
-  bias2 = register_module("bias2", torch::nn::Linear(hidden, 1));
+namespace {
+
+std::vector<float> Floats(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<float> out;
+  out.reserve(a.size() + b.size());
+  for (double v : a) out.push_back(static_cast<float>(v));
+  for (double v : b) out.push_back(static_cast<float>(v));
+  return out;
 }
 
-torch::Tensor PriorNetImpl::forward(const torch::Tensor& blueprint, const torch::Tensor& knob,
-                                    const torch::Tensor& value, const torch::Tensor& mask) {
+}  // namespace
+
+std::vector<float> PriorLogits(const PriorGenerator::Network& network,
+                               const std::vector<double>& blueprint,
+                               const std::vector<double>& knob_features,
+                               const std::vector<std::vector<double>>& value_features) {
   // Θ and the knob generate the weights that score the knob's values.
-  torch::Tensor w = generator2(torch::tanh(generator1(torch::cat({blueprint, knob}, 1))));
-  int64_t values = value.size(1);
-  torch::Tensor knob_per_value = knob.unsqueeze(1).expand({knob.size(0), values, knob.size(1)});
-  torch::Tensor value_in = torch::cat({value, knob_per_value}, 2);
-  torch::Tensor e = embed2(torch::tanh(embed1(value_in)));           // [R, V, E]
-  torch::Tensor b = bias2(torch::tanh(bias1(value_in))).squeeze(2);  // [R, V]
-  torch::Tensor logits = (e * w.unsqueeze(1)).sum(2) + b;
-  return logits.masked_fill(mask.logical_not(), -1e9);
+  std::vector<float> hidden = network.generator1.Apply(Floats(blueprint, knob_features));
+  TanhInPlace(hidden);
+  const std::vector<float> w = network.generator2.Apply(hidden);
+  std::vector<float> logits;
+  logits.reserve(value_features.size());
+  for (const std::vector<double>& value : value_features) {
+    const std::vector<float> in = Floats(value, knob_features);
+    std::vector<float> e = network.embed1.Apply(in);
+    TanhInPlace(e);
+    e = network.embed2.Apply(e);
+    std::vector<float> b = network.bias1.Apply(in);
+    TanhInPlace(b);
+    b = network.bias2.Apply(b);
+    float logit = 0.0f;
+    for (size_t i = 0; i < e.size(); ++i) logit += e[i] * w[i];
+    logits.push_back(logit + b[0]);
+  }
+  return logits;
 }
 
 void AppendRows(const ConfigSpace& space, const PriorTask& task,
@@ -50,37 +63,6 @@ void AppendRows(const ConfigSpace& space, const PriorTask& task,
     knob_of_row->push_back(k);
     example_of_row->push_back(example);
   }
-}
-
-PriorBatch MakeBatch(const std::vector<std::vector<double>>& blueprint_rows,
-                     const std::vector<std::vector<double>>& knob_rows,
-                     const std::vector<std::vector<std::vector<double>>>& value_rows) {
-  auto rows = static_cast<int64_t>(knob_rows.size());
-  int64_t components = rows ? static_cast<int64_t>(blueprint_rows[0].size()) : 0;
-  int64_t width = 1;
-  for (const auto& v : value_rows) width = std::max<int64_t>(width, static_cast<int64_t>(v.size()));
-  PriorBatch batch;
-  batch.blueprint = torch::zeros({rows, components}, torch::kFloat32);
-  batch.knob = torch::zeros({rows, kPriorKnobFeatures}, torch::kFloat32);
-  batch.value = torch::zeros({rows, width, kPriorValueFeatures}, torch::kFloat32);
-  batch.mask = torch::zeros({rows, width}, torch::kBool);
-  auto blueprint = batch.blueprint.accessor<float, 2>();
-  auto knob = batch.knob.accessor<float, 2>();
-  auto value = batch.value.accessor<float, 3>();
-  auto mask = batch.mask.accessor<bool, 2>();
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < components; ++c)
-      blueprint[r][c] = static_cast<float>(blueprint_rows[r][c]);
-    for (int64_t c = 0; c < kPriorKnobFeatures; ++c)
-      knob[r][c] = static_cast<float>(knob_rows[r][c]);
-    for (size_t v = 0; v < value_rows[r].size(); ++v) {
-      mask[r][v] = true;
-      for (int64_t c = 0; c < kPriorValueFeatures; ++c) {
-        value[r][v][c] = static_cast<float>(value_rows[r][v][c]);
-      }
-    }
-  }
-  return batch;
 }
 
 }  // namespace hwaware
@@ -106,16 +88,15 @@ PriorDistribution PriorGenerator::Distribution(const ConfigSpace& space, const P
   std::vector<size_t> knob_of_row, example_of_row;
   hwaware::AppendRows(space, task, blueprint_vector, 0, &blueprint_rows, &knob_rows, &value_rows,
                       &knob_of_row, &example_of_row);
-  if (knob_rows.empty()) return out;
-  hwaware::PriorBatch batch = hwaware::MakeBatch(blueprint_rows, knob_rows, value_rows);
-  torch::NoGradGuard no_grad;
-  torch::Tensor p = torch::softmax(
-      network_->net->forward(batch.blueprint, batch.knob, batch.value, batch.mask), 1);
-  p = p.to(torch::kFloat64).contiguous();
-  auto a = p.accessor<double, 2>();
   for (size_t r = 0; r < knob_of_row.size(); ++r) {
+    const std::vector<float> logits =
+        hwaware::PriorLogits(*network_, blueprint_rows[r], knob_rows[r], value_rows[r]);
+    // softmax, shifted by the largest logit so that exp cannot overflow
+    const double top = *std::max_element(logits.begin(), logits.end());
     std::vector<double>& row = out[knob_of_row[r]];
-    for (size_t v = 0; v < row.size(); ++v) row[v] = a[r][v];
+    double total = 0.0;
+    for (size_t v = 0; v < row.size(); ++v) total += row[v] = std::exp(logits[v] - top);
+    for (double& p : row) p /= total;
   }
   return out;
 }

@@ -1,10 +1,8 @@
-// The prior generator's model file: JSON ("glimpse-prior", version 1) with the network's weights
-// as a base64-encoded torch::save archive (glimpse/prior_generator.h, docs/glimpse.md).
+// The prior generator's model file: JSON ("glimpse-prior", version 2) with the network's layers'
+// weights as numbers (glimpse/prior_generator.h, docs/glimpse.md).
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
@@ -13,14 +11,38 @@
 
 namespace glimpse {
 namespace {
-using hwaware::Base64Decode;
-using hwaware::Base64Encode;
 using hwaware::Field;
 using hwaware::VersionOf;
 
 constexpr const char* kRemake = "glimpse train prior --spaces <dir> --out <file>";
 
 }  // namespace
+
+namespace hwaware {
+
+Json PriorWeightsToJson(const PriorGenerator::Network& network) {
+  return {{"generator1", network.generator1.ToJson()}, {"generator2", network.generator2.ToJson()},
+          {"embed1", network.embed1.ToJson()},         {"embed2", network.embed2.ToJson()},
+          {"bias1", network.bias1.ToJson()},           {"bias2", network.bias2.ToJson()}};
+}
+
+void PriorWeightsFromJson(const Json& weights, const std::string& where, int blueprint_components,
+                          PriorGenerator::Network* network) {
+  const int hidden = network->hidden;
+  const int embedding = network->embedding;
+  auto layer = [&](const char* name, int inputs, int outputs) {
+    return DenseLayer::FromJson(Field<Json>(weights, name, where), where + ", " + name, inputs,
+                                outputs);
+  };
+  network->generator1 = layer("generator1", blueprint_components + kPriorKnobFeatures, hidden);
+  network->generator2 = layer("generator2", hidden, embedding);
+  network->embed1 = layer("embed1", kPriorValueFeatures + kPriorKnobFeatures, hidden);
+  network->embed2 = layer("embed2", hidden, embedding);
+  network->bias1 = layer("bias1", kPriorValueFeatures + kPriorKnobFeatures, hidden);
+  network->bias2 = layer("bias2", hidden, 1);
+}
+
+}  // namespace hwaware
 
 Json PriorTrainingOptions::ToJson() const {
   return {{"top_fraction", top_fraction},
@@ -46,8 +68,6 @@ PriorTrainingOptions PriorTrainingOptions::FromJson(const Json& json, const std:
 
 Json PriorGenerator::ToJson() const {
   if (!network_) throw Error("prior generator: no trained network to save");
-  std::ostringstream archive;
-  torch::save(network_->net, archive);
   Json training = Json::array();
   for (const PriorTrainingSpace& s : training_) {
     training.push_back(
@@ -69,8 +89,7 @@ Json PriorGenerator::ToJson() const {
       {"options", options_.ToJson()},
       {"final_loss", final_loss_},
       {"training", training},
-      {"weights",
-       {{"encoding", "base64 of a torch::save archive"}, {"data", Base64Encode(archive.str())}}}};
+      {"weights", hwaware::PriorWeightsToJson(*network_)}};
 }
 
 PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& origin) {
@@ -128,19 +147,8 @@ PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& ori
   if (m.blueprint_components_ < 1 || m.network_->hidden < 1 || m.network_->embedding < 1) {
     throw Error(origin + ": Blueprint components, network hidden and embedding must be ≥ 1");
   }
-  m.network_->net =
-      hwaware::PriorNet(m.blueprint_components_, m.network_->hidden, m.network_->embedding);
-  const Json& weights = json.contains("weights") ? json.at("weights") : Json();
-  std::istringstream archive(
-      Base64Decode(Field<std::string>(weights, "data", origin + ", weights"), origin));
-  try {
-    torch::load(m.network_->net, archive);
-  } catch (const c10::Error& e) {
-    throw Error(fmt::format("{}: the weights do not fit the network ({}); remake it with '{}'",
-                            origin, std::string(e.what_without_backtrace()).substr(0, 200),
-                            kRemake));
-  }
-  m.network_->net->eval();
+  hwaware::PriorWeightsFromJson(Field<Json>(json, "weights", origin), origin + ", weights",
+                                m.blueprint_components_, m.network_.get());
   return m;
 }
 

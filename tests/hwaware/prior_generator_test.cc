@@ -244,15 +244,18 @@ TEST_F(PriorGeneratorTest, ModelFileRoundTripsAndRefusesOtherVersions) {
 
   Json json = model.ToJson();
   EXPECT_EQ(json.at("format"), "glimpse-prior");
-  json["version"] = 2;
+  const std::string other = std::to_string(kPriorGeneratorVersion + 1);
+  json["version"] = kPriorGeneratorVersion + 1;
   try {
     PriorGenerator::FromJson(json, "old.json");
-    FAIL() << "a version-2 file was accepted";
+    FAIL() << "a version-" << other << " file was accepted";
   } catch (const Error& e) {
     std::string message = e.what();
     EXPECT_NE(message.find("old.json"), std::string::npos) << message;
-    EXPECT_NE(message.find("version 2"), std::string::npos) << message;
-    EXPECT_NE(message.find("reads version 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("version " + other), std::string::npos) << message;
+    EXPECT_NE(message.find("reads version " + std::to_string(kPriorGeneratorVersion)),
+              std::string::npos)
+        << message;
     EXPECT_NE(message.find("glimpse train prior"), std::string::npos) << message;
   }
   json = model.ToJson();
@@ -261,6 +264,20 @@ TEST_F(PriorGeneratorTest, ModelFileRoundTripsAndRefusesOtherVersions) {
   json = model.ToJson();
   json["features"]["version"] = 0;
   EXPECT_THROW(PriorGenerator::FromJson(json, "features.json"), Error);
+  // Weights of another shape: refused with the layer named.
+  json = model.ToJson();
+  json["network"]["hidden"] = json["network"]["hidden"].get<int>() + 1;
+  try {
+    PriorGenerator::FromJson(json, "shape.json");
+    FAIL() << "weights of another shape were accepted";
+  } catch (const Error& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("shape.json, weights, generator1"), std::string::npos) << message;
+    EXPECT_NE(message.find("do not fit"), std::string::npos) << message;
+  }
+  json = model.ToJson();
+  json["weights"]["bias2"]["bias"] = Json::array();
+  EXPECT_THROW(PriorGenerator::FromJson(json, "short.json"), Error);
 }
 
 // The shipped model (data/models/prior.json) loads with this build and ranks the bundled RTX 3090

@@ -8,16 +8,12 @@
 
 #include "commands.h"
 #include "glimpse/error.h"
-#ifndef GLIMPSE_WITHOUT_TRAIN  // glimpse_lite links no libtorch, so no Glimpse tuner
 #include "glimpse/glimpse_tuner.h"
-#endif
 #include "glimpse/model_tuner.h"
 
 int main(int argc, char** argv) {
   glimpse::RegisterModelTuners();
-#ifndef GLIMPSE_WITHOUT_TRAIN
   glimpse::RegisterGlimpseTuner();  // also what `glimpse bench run` studies can name
-#endif
   CLI::App app{"glimpse: a hardware-aware auto-tuner for tensor programs"};
   app.name("glimpse");
   app.require_subcommand(1);

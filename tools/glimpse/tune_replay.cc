@@ -9,9 +9,7 @@
 #include "format.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
-#ifndef GLIMPSE_WITHOUT_TRAIN  // glimpse_lite links no libtorch, so no Glimpse tuner
 #include "glimpse/glimpse_tuner.h"
-#endif
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
@@ -163,9 +161,7 @@ void RunReplayTune(const TuneFlags& flags) {
   TuneSummary summary =
       Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
   std::vector<std::string> components;
-#ifndef GLIMPSE_WITHOUT_TRAIN
   if (tuner->Name() == "glimpse") components = GlimpseTunerComponents(*tuner);
-#endif
   if (flags.json) {
     Json out = SummaryToJson(flags, task, *recorded, summary);
     if (!components.empty()) out["components"] = components;

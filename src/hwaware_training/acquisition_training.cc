@@ -17,7 +17,7 @@
 #include "glimpse/error.h"
 #include "glimpse/tuning_loop.h"
 #include "hwaware/acquisition_internal.h"
-#include "hwaware/acquisition_net.h"
+#include "hwaware_training/acquisition_torch.h"
 
 namespace glimpse {
 namespace hwaware {
@@ -32,11 +32,23 @@ std::vector<double> ReturnsOf(const std::vector<double>& rewards) {
   return returns;
 }
 
+// The learner trains a libtorch module of the network's shape, loaded from its layers; after
+// each step the layers get the module's parameters, so the episodes sample from what was learnt.
 struct AcquisitionLearner::Impl {
   AcquisitionNetwork& network;
+  AcquisitionNet net;
   torch::optim::Adam adam;
   Impl(AcquisitionNetwork& n, double learning_rate)
-      : network(n), adam(n.network().net->parameters(), torch::optim::AdamOptions(learning_rate)) {}
+      : network(n),
+        net(LoadedModule(n)),
+        adam(net->parameters(), torch::optim::AdamOptions(learning_rate)) {}
+
+  static AcquisitionNet LoadedModule(const AcquisitionNetwork& n) {
+    AcquisitionNet module(kAcquisitionBaseFeatures + n.blueprint_components(),
+                          n.network().layer1.outputs);
+    LoadAcquisitionLayers(n.network(), module);
+    return module;
+  }
 };
 
 AcquisitionLearner::AcquisitionLearner(AcquisitionNetwork& network, double learning_rate)
@@ -74,7 +86,7 @@ double AcquisitionLearner::Update(const std::vector<PolicyEpisode>& episodes,
     for (size_t t = 0; t < steps; ++t) b[t] /= std::max(1, reached[group][t]);
   }
 
-  AcquisitionNet& net = impl_->network.network().net;
+  AcquisitionNet& net = impl_->net;
   int64_t width = kAcquisitionBaseFeatures + impl_->network.blueprint_components();
   net->train();
   impl_->adam.zero_grad();
@@ -113,6 +125,7 @@ double AcquisitionLearner::Update(const std::vector<PolicyEpisode>& episodes,
   if (any) {
     loss.backward();
     impl_->adam.step();
+    impl_->network.network() = ToAcquisitionLayers(net);
   }
   net->eval();
   return value;

@@ -1,12 +1,13 @@
-// The acquisition function's libtorch module (glimpse/glimpse_tuner.h, AcquisitionNetwork). Only
-// src/hwaware/acquisition_*.cc include this (and with it libtorch).
+// The acquisition function's libtorch module, for training (glimpse/glimpse_tuner.h,
+// AcquisitionNetwork). Its layers and their names are those of AcquisitionNetwork::Network
+// (src/hwaware/acquisition_internal.h), which inference runs on.
 #pragma once
-
-#include "hwaware/torch_parts.h"
 
 #include <vector>
 
 #include "glimpse/glimpse_tuner.h"
+#include "hwaware/acquisition_internal.h"
+#include "hwaware_training/torch_parts.h"
 
 namespace glimpse {
 namespace hwaware {
@@ -23,13 +24,12 @@ struct AcquisitionNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(AcquisitionNet);
 
+// The module's parameters as the plain network, and back (same sizes; Error otherwise).
+AcquisitionNetwork::Network ToAcquisitionLayers(AcquisitionNet& net);
+void LoadAcquisitionLayers(const AcquisitionNetwork::Network& layers, AcquisitionNet& net);
+
 // Rows of `width` values (float32 [N, width]); Error when a row's length differs.
 torch::Tensor FeatureTensor(const std::vector<std::vector<double>>& rows, int64_t width);
 
 }  // namespace hwaware
-
-struct AcquisitionNetwork::Network {
-  hwaware::AcquisitionNet net{nullptr};
-};
-
 }  // namespace glimpse

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "glimpse/error.h"
-#include "hwaware/prior_internal.h"
+#include "hwaware_training/prior_torch.h"
 
 namespace glimpse {
 
@@ -64,12 +64,7 @@ PriorGenerator PriorGenerator::Train(const std::vector<PriorTrainingExample>& ex
   torch::set_num_threads(1);
   torch::manual_seed(options.seed);
   PriorGenerator model;
-  model.network_ = std::make_unique<Network>();
-  model.network_->hidden = options.hidden;
-  model.network_->embedding = options.embedding;
-  model.network_->net =
-      hwaware::PriorNet(static_cast<int>(components), options.hidden, options.embedding);
-  hwaware::PriorNet& net = model.network_->net;
+  hwaware::PriorNet net(static_cast<int>(components), options.hidden, options.embedding);
   torch::optim::Adam adam(
       net->parameters(),
       torch::optim::AdamOptions(options.learning_rate).weight_decay(options.weight_decay));
@@ -95,6 +90,8 @@ PriorGenerator PriorGenerator::Train(const std::vector<PriorTrainingExample>& ex
     model.final_loss_ = loss_of(&per_row).item<double>();
   }
   if (options.epochs == 0) initial = model.final_loss_;
+  model.network_ = std::make_unique<Network>(
+      hwaware::ToPriorNetwork(net, options.hidden, options.embedding));
 
   model.options_ = options;
   model.blueprint_components_ = static_cast<int>(components);
