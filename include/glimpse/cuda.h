@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "glimpse/gpu.h"
+#include "glimpse/hardware.h"
 #include "glimpse/measure.h"
 #include "glimpse/task.h"
 #include "glimpse/validity.h"
@@ -267,6 +268,17 @@ CudaDeviceInfo QueryCudaDevice(int ordinal = 0);
 // by every figure the device reports; an architecture GpuLimitsForArch does not know starts from
 // the sm_90 defaults.
 GpuLimits ToGpuLimits(const CudaDeviceInfo& info);
+// The hardware description (glimpse/hardware.h) of a queried device, for the Blueprint of the
+// Glimpse tuner: the GPU table's entry for its name with every figure the driver reports put in
+// its place (SMs, memory, L2, shared memory, registers, thread limits; the peak FP32/FP16 rates
+// rescaled to the reported SMs), so that a MIG slice or a partly disabled board is described as it
+// is. A GPU the table lacks is described by the driver's figures (clock, memory clock and bus →
+// bandwidth, …) completed from the table's GPUs of the same compute capability (FP32 lanes per
+// SM, L1, base/boost clock ratio, FP16/FP32 rate); Error when the table has none of them. Each
+// replaced figure's source names the driver. `notes` (optional) gets a line for each of these
+// departures from the table worth telling a user.
+GpuSpec GpuSpecOfDevice(const CudaDeviceInfo& info, const GpuTable& table,
+                        std::vector<std::string>* notes = nullptr);
 // The architecture of device 0, or nullopt when there is no device; suits SetCudaArchProbe.
 std::optional<std::string> LocalCudaArch();
 

@@ -7,7 +7,9 @@
 #   OUTDIR/<GPU>/{prior,validity,acquisition}.json are written (GPU as the recorded files name it:
 #   A100, RTX_2080_Ti, …). Default GPUs: the ten of the shared datasets.
 # Resumable: a model file that exists is kept; each is written to a temporary name first and
-# renamed when its command succeeded, so an interrupted run leaves no half-written model.
+# renamed when its command succeeded, so an interrupted run leaves no half-written model. A file
+# of an older format version is kept too: delete it (a study refuses such a file, naming its
+# version and the command that remakes it).
 #
 # Environment:
 #   GLIMPSE   the glimpse executable (default: build/default/glimpse)

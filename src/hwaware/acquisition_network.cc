@@ -14,6 +14,7 @@ namespace hwaware {
 std::vector<double> AcquisitionLogits(const AcquisitionNetwork::Network& network,
                                       const std::vector<std::vector<double>>& features,
                                       int width) {
+  if (features.empty()) return {};
   const size_t n = features.size();
   std::vector<float> ucb(n);
   for (size_t r = 0; r < n; ++r) {

@@ -241,7 +241,9 @@ void GlimpseTuner::ResolveDevice(const Task& task) {
   std::string why;
   try {
     const GpuTable& table = GpuTable::Default();
-    if (!name.empty()) {
+    if (options_.gpu) {
+      gpu_ = options_.gpu.get();
+    } else if (!name.empty()) {
       gpu_ = table.Find(name);
       if (gpu_ == nullptr && FileStem(name) != name) gpu_ = table.Find(FileStem(name));
     }
@@ -259,7 +261,8 @@ void GlimpseTuner::ResolveDevice(const Task& task) {
     why = error.what();
   }
   if (gpu_ != nullptr) {
-    Component(fmt::format("device: {} (Blueprint of {} components)", gpu_->name, theta_.size()),
+    Component(fmt::format("device: {} (Blueprint of {} components{})", gpu_->name, theta_.size(),
+                          options_.gpu ? ", from the device's own description" : ""),
               false);
   } else {
     Component(fmt::format("device: none ({}): no Blueprint, so no prior, validity ensemble or "

@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cuda/runner_test_util.h"
 #include "glimpse/cuda.h"
+#include "glimpse/hardware.h"
 
 namespace glimpse {
 namespace {
@@ -180,6 +182,14 @@ TEST(CudaDeviceTest, QueryReportsALiveDevice) {
   EXPECT_EQ(limits.sm_count, info.sm_count);
   EXPECT_THROW(QueryCudaDevice(1000), Error);
   std::cout << "device 0: " << info.ToJson().dump() << "\n";
+  // Its hardware description, as the Glimpse tuner's Blueprint sees it.
+  std::vector<std::string> notes;
+  GpuSpec spec = GpuSpecOfDevice(info, GpuTable::Default(), &notes);
+  EXPECT_EQ(spec.sm_count, info.sm_count);
+  EXPECT_EQ(spec.memory_bytes, info.memory_bytes);
+  EXPECT_GT(spec.fp32_flops, 0.0);
+  for (const std::string& note : notes) std::cout << "note: " << note << "\n";
+  std::cout << "description: " << spec.ToJson().dump() << "\n";
 }
 
 }  // namespace

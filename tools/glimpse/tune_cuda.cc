@@ -23,7 +23,9 @@
 #include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
+#include "glimpse/glimpse_tuner.h"
 #include "glimpse/gpu.h"
+#include "glimpse/hardware.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
 #include "transfer.h"
@@ -161,6 +163,19 @@ void RunCudaTune(const TuneFlags& flags) {
   build_options.limits = device && device->Arch() == report.arch ? ToGpuLimits(*device)
                                                                  : GpuLimitsForArch(report.arch);
   GpuBuilder builder(build_options);
+  // The Glimpse tuner's Blueprint is of the live device as the driver describes it (the table's
+  // figures corrected by the query: a MIG slice has fewer SMs than its product).
+  std::shared_ptr<const GpuSpec> device_spec;
+  if (device && flags.tuner == "glimpse") {
+    std::vector<std::string> notes;
+    try {
+      device_spec =
+          std::make_shared<const GpuSpec>(GpuSpecOfDevice(*device, GpuTable::Default(), &notes));
+    } catch (const Error& error) {
+      notes.push_back(std::string(error.what()) + " (the tuner looks the name up instead)");
+    }
+    for (const std::string& note : notes) std::cerr << "glimpse: " << note << "\n";
+  }
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);
 
@@ -180,11 +195,18 @@ void RunCudaTune(const TuneFlags& flags) {
     const Task& task = *tasks[i];
     TuneOptions task_options = options;
     task_options.max_measurements = outcome.budget;
-    std::unique_ptr<Tuner> tuner =
-        validity_init ? MakeModelTuner(flags.tuner, tuner_options, {},
-                                       std::make_shared<CompileCudaValidityChecker>(
-                                           task, CheckerBuildOptions(build_options, i)))
-                      : MakeTuner(flags.tuner, tuner_options);
+    std::unique_ptr<Tuner> tuner;
+    if (validity_init) {
+      tuner = MakeModelTuner(flags.tuner, tuner_options, {},
+                             std::make_shared<CompileCudaValidityChecker>(
+                                 task, CheckerBuildOptions(build_options, i)));
+    } else if (device_spec) {
+      GlimpseTunerOptions glimpse = GlimpseTunerOptions::FromJson(tuner_options);
+      glimpse.gpu = device_spec;
+      tuner = MakeGlimpseTuner(glimpse);
+    } else {
+      tuner = MakeTuner(flags.tuner, tuner_options);
+    }
     // A runner per task: its timeout depends on the operator (RunTimeout), and its worker holds
     // one operator's inputs and reference at a time anyway.
     std::unique_ptr<Runner> runner;
