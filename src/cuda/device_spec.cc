@@ -50,10 +50,14 @@ GpuSpec GpuSpecOfDevice(const CudaDeviceInfo& info, const GpuTable& table,
     spec.name = info.name;
     spec.target = info.Arch();
     spec.compute_capability = capability;
+    // The chip and memory type are the peer's product's, not necessarily this one's: unknown.
+    spec.chip.clear();
+    spec.memory_type.clear();
+    // Every other figure starts as the peer's, and says so until the driver's replaces it.
     const std::string from_peer = "the GPU table's " + peer->name + " (same compute capability)";
-    for (const char* field : {"architecture", "cores_per_sm", "l1_shared_per_sm_bytes", "segment"}) {
-      spec.sources[field] = from_peer;
-    }
+    spec.sources["architecture"] = from_peer;
+    spec.sources["segment"] = from_peer;
+    for (const GpuNumericField& field : GpuNumericFields()) spec.sources[field.name] = from_peer;
     if (info.sm_clock_khz > 0) {
       const double boost = static_cast<double>(info.sm_clock_khz) / 1000.0;
       spec.base_clock_mhz = peer->base_clock_mhz * boost / peer->boost_clock_mhz;

@@ -87,6 +87,9 @@ TEST(GpuSpecOfDeviceTest, AnUnknownGpuIsDescribedFromTheQueryAndItsArchitecture)
               0.01 * h100.memory_bandwidth_gb_per_s);
   EXPECT_EQ(spec.l2_bytes, h100.l2_bytes);
   EXPECT_GT(spec.base_clock_mhz, 0.0);
+  EXPECT_TRUE(spec.chip.empty());  // the peer's chip is not known to be this GPU's
+  EXPECT_NE(spec.sources.at("sm_count").find("driver"), std::string::npos);
+  EXPECT_NE(spec.sources.at("cores_per_sm").find("same compute capability"), std::string::npos);
   EXPECT_LE(spec.base_clock_mhz, spec.boost_clock_mhz);
   ASSERT_FALSE(notes.empty());
   EXPECT_NE(notes[0].find("not in the GPU table"), std::string::npos) << notes[0];
