@@ -118,7 +118,7 @@ std::string FixedText(const Group& group) {
 
 void RunGroup(const Group& group, int count, uint64_t seed, CpuBuilder& builder,
               CpuRunner& runner, double peak) {
-  Task task = MakeCpuTask(ParseCpuOp(group.op));
+  Task task = MakeCpuTask(ParseOperator(group.op));
   Rng rng(seed);
   std::vector<MeasureInput> inputs;
   for (const Json& config : group.configs) {
@@ -138,7 +138,7 @@ void RunGroup(const Group& group, int count, uint64_t seed, CpuBuilder& builder,
   std::vector<BuildResult> builds = builder.Build(inputs);
   std::vector<MeasureResult> results = runner.Run(inputs, builds);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double flops = CpuOpFlops(ParseCpuOp(group.op));
+  const double flops = OperatorFlops(ParseOperator(group.op));
   std::vector<double> gflops;
   size_t best = results.size();
   std::map<std::string, int> failures;

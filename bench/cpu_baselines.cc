@@ -32,7 +32,7 @@
 #include "cpu_baselines/protocol.h"
 #include "cpu_baselines/reference.h"
 #include "cpu_baselines/report.h"
-#include "glimpse/cpu.h"
+#include "glimpse/ops.h"
 #include "glimpse/error.h"
 
 namespace glimpse::baselines {
@@ -63,7 +63,7 @@ struct Options {
 };
 
 struct OpEntry {
-  CpuOp op;
+  Operator op;
   std::string source;
 };
 
@@ -91,7 +91,7 @@ std::vector<OpEntry> ReadOpsFile(const std::string& path) {
     if (text.empty()) continue;
     const std::string where = DisplayPath(path) + ":" + std::to_string(number);
     try {
-      entries.push_back({ParseCpuOp(text), where});
+      entries.push_back({ParseOperator(text), where});
     } catch (const Error& error) {
       throw Error(where + ": " + error.what());
     }
@@ -109,7 +109,7 @@ std::vector<OpEntry> CollectOps(const Options& options) {
   if (!file.empty()) entries = ReadOpsFile(file);
   for (const auto& text : options.ops) {
     try {
-      entries.push_back({ParseCpuOp(text), "--op"});
+      entries.push_back({ParseOperator(text), "--op"});
     } catch (const Error& error) {
       throw Error("--op '" + text + "': " + error.what());
     }
@@ -154,7 +154,7 @@ std::string DescribeOpenMp() {
   return text;
 }
 
-std::vector<Measurement> MeasureAllOneDnn(const CpuOp& op,
+std::vector<Measurement> MeasureAllOneDnn(const Operator& op,
                                           const std::vector<std::vector<float>>& inputs,
                                           const Reference* reference, const Protocol& protocol,
                                           CacheFlusher& flusher) {
@@ -162,7 +162,7 @@ std::vector<Measurement> MeasureAllOneDnn(const CpuOp& op,
           MeasureOneDnn(op, OneDnnLayout::kPlain, inputs, reference, protocol, flusher)};
 }
 
-std::vector<Measurement> MeasureAllOpenBlas(const CpuOp& op,
+std::vector<Measurement> MeasureAllOpenBlas(const Operator& op,
                                             const std::vector<std::vector<float>>& inputs,
                                             const Reference* reference, const Protocol& protocol,
                                             CacheFlusher& flusher) {
@@ -232,10 +232,10 @@ int Run(const Options& options, int argc, char** argv) {
     check_only.timed = false;
     ConfigureOpenBlas(cpus);
     for (const auto& text : kSmallCheckOps) {
-      const CpuOp op = ParseCpuOp(text);
+      const Operator op = ParseOperator(text);
       const auto inputs = MakeInputs(op, kDataSeed);
       const Reference reference = ComputeReference(op, inputs);
-      OpResult result{CpuOpToString(op), "built-in", CpuOpFlops(op), {}};
+      OpResult result{OperatorToString(op), "built-in", OperatorFlops(op), {}};
       result.measurements = MeasureAllOneDnn(op, inputs, &reference, check_only, flusher);
       for (auto& m : MeasureAllOpenBlas(op, inputs, &reference, check_only, flusher)) {
         result.measurements.push_back(std::move(m));
@@ -252,7 +252,7 @@ int Run(const Options& options, int argc, char** argv) {
   for (const auto& entry : entries) {
     inputs.push_back(MakeInputs(entry.op, kDataSeed));
     if (options.check) references.push_back(ComputeReference(entry.op, inputs.back()));
-    record.ops.push_back({CpuOpToString(entry.op), entry.source, CpuOpFlops(entry.op), {}});
+    record.ops.push_back({OperatorToString(entry.op), entry.source, OperatorFlops(entry.op), {}});
   }
   auto reference_of = [&](size_t i) { return options.check ? &references[i] : nullptr; };
   for (size_t i = 0; i < entries.size(); ++i) {

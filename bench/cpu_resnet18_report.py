@@ -27,7 +27,7 @@ def parse_op(text):
 
 
 def op_flops(text):
-    """2 × multiply-adds, as glimpse's CpuOpFlops counts them (padding included)."""
+    """2 × multiply-adds, as glimpse's OperatorFlops counts them (padding included)."""
     name, f = parse_op(text)
     if name == "dense":
         return 2.0 * f["M"] * f["N"] * f["K"]

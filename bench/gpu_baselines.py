@@ -49,13 +49,13 @@ RTOL_TF32 = 1e-2
 SLEEP_CYCLES = 200_000
 
 
-# ---- Operators: glimpse's op syntax (src/cpu/workload.cc), FLOPs and shapes.
+# ---- Operators: glimpse's op syntax (src/ops/operator.cc), FLOPs and shapes.
 
 class UsageError(Exception):
     """An error the user can fix (bad operator, file, option); exit status 2."""
 
 
-FIELDS = {  # required, optional (canonical order, as CpuOpToString writes them)
+FIELDS = {  # required, optional (canonical order, as OperatorToString writes them)
     "dense": (["M", "N", "K"], ["bias", "relu"]),
     "conv2d": (["N", "C", "H", "W", "K", "R", "S"], ["stride", "pad", "dilation", "bias", "relu"]),
     "depthwise_conv2d": (["N", "C", "H", "W", "R", "S"],
@@ -116,12 +116,12 @@ class Op:
                 "depthwise_conv2d": lambda: f["R"] * f["S"]}[self.kind]()
 
     def flops(self):
-        """2 · multiply-adds, as glimpse's CpuOpFlops (epilogue not counted)."""
+        """2 · multiply-adds, as glimpse's OperatorFlops (epilogue not counted)."""
         return 2.0 * math.prod(self.output_shape()) * self.reduction_length()
 
 
 def parse_op(text):
-    """Parses glimpse's op syntax ("conv2d:N=1,C=64,…"); raises UsageError like ParseCpuOp."""
+    """Parses glimpse's op syntax ("conv2d:N=1,C=64,…"); raises UsageError like ParseOperator."""
     if ":" not in text:
         raise UsageError(f"operator '{text}' has no ':'; expected e.g. dense:M=1,N=1000,K=512")
     kind, rest = text.split(":", 1)
@@ -500,7 +500,7 @@ def markdown(report, protocol):
     present = [(key, heading) for key, heading in COLUMNS
                if any(key in e["results"] for e in report["ops"])]
     lines += ["## Operators", "",
-              "Median time in ms | GFLOP/s. FLOPs are glimpse's (`CpuOpFlops`): 2 per multiply-add "
+              "Median time in ms | GFLOP/s. FLOPs are glimpse's (`OperatorFlops`): 2 per multiply-add "
               "over the full R × S window, taps on the zero padding included, bias and ReLU not "
               "counted. — : not applicable. FP32 columns are the fair comparison with glimpse's "
               "FP32 kernels; TF32 columns (tensor cores, 10-bit mantissas) are for information. "

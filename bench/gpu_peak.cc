@@ -8,7 +8,7 @@
 // + b, all in registers), enough that the FMA latency is hidden by instruction-level parallelism
 // even at low occupancy, on a grid that fills every SM to its thread limit. Each FMA is 2 flops.
 // It is built with glimpse's own NVRTC path (CompileCuda) and launched through the CUDA driver
-// loaded at run time (cuda/cuda_driver.h), exactly as tuned kernels are, so the binary starts on a
+// loaded at run time (cuda/driver/cuda_driver.h), exactly as tuned kernels are, so the binary starts on a
 // machine without a driver and says so.
 //
 // Protocol (../shared/DESIGN.md): one launch calibrates the iteration count so that a launch takes
@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/driver/cuda_driver.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/json.h"

@@ -159,7 +159,7 @@ void FillNan(memory& m) {
             std::numeric_limits<float>::quiet_NaN());
 }
 
-Measurement Execute(const CpuOp& op, PrimitiveSetup setup, OneDnnLayout layout,
+Measurement Execute(const Operator& op, PrimitiveSetup setup, OneDnnLayout layout,
                     const std::vector<std::vector<float>>& inputs, const Reference* reference,
                     const Protocol& protocol, CacheFlusher& flusher) {
   Engine& e = GetEngine();
@@ -196,7 +196,7 @@ Measurement Execute(const CpuOp& op, PrimitiveSetup setup, OneDnnLayout layout,
     }
     CheckResult check =
         CheckOutput(*reference, dst_plain_data.data(), static_cast<int64_t>(dst_plain_data.size()),
-                    CpuOpReductionLength(op));
+                    OperatorReductionLength(op));
     result.checked = true;
     result.passed = check.passed;
     result.check = check.message;
@@ -247,7 +247,7 @@ std::string OneDnnVariant(OneDnnLayout layout) {
   return layout == OneDnnLayout::kBlocked ? "onednn_blocked" : "onednn_plain";
 }
 
-Measurement MeasureOneDnn(const CpuOp& op, OneDnnLayout layout,
+Measurement MeasureOneDnn(const Operator& op, OneDnnLayout layout,
                           const std::vector<std::vector<float>>& inputs, const Reference* reference,
                           const Protocol& protocol, CacheFlusher& flusher) {
   try {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/cpu.h"
+#include "glimpse/ops.h"
 #include "protocol.h"
 #include "reference.h"
 
@@ -29,7 +29,7 @@ std::string OneDnnVariant(OneDnnLayout layout);
 // first) and checks that output against `reference` when it is given, then times it under
 // `protocol`. Measurement::implementation is impl_info_str() followed by the layouts used;
 // Measurement::error is set when oneDNN has no implementation for the operator.
-Measurement MeasureOneDnn(const CpuOp& op, OneDnnLayout layout,
+Measurement MeasureOneDnn(const Operator& op, OneDnnLayout layout,
                           const std::vector<std::vector<float>>& inputs, const Reference* reference,
                           const Protocol& protocol, CacheFlusher& flusher);
 

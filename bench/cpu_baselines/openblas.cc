@@ -21,14 +21,14 @@ struct Gemm {
   bool bias = false, relu = false;
 };
 
-Gemm AsGemm(const CpuOp& op) {
+Gemm AsGemm(const Operator& op) {
   if (const auto* d = std::get_if<DenseShape>(&op)) {
     return {1, d->m, d->n, d->k, d->bias, d->relu};
   }
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) {
     return {b->b, b->m, b->n, b->k, b->bias, b->relu};
   }
-  throw Error("OpenBLAS runs dense and batch_matmul only, not " + CpuOpName(op));
+  throw Error("OpenBLAS runs dense and batch_matmul only, not " + OperatorName(op));
 }
 
 // C[b, i, j] += bias[j], then ReLU: the epilogue BLAS does not have.
@@ -45,7 +45,7 @@ void Epilogue(const Gemm& g, const float* bias, float* c) {
   }
 }
 
-Measurement Run(const CpuOp& op, const std::string& variant, const std::string& implementation,
+Measurement Run(const Operator& op, const std::string& variant, const std::string& implementation,
                 const std::string& note, const std::function<void(float*)>& compute,
                 const Reference* reference, const Protocol& protocol, CacheFlusher& flusher) {
   Measurement result;
@@ -58,7 +58,7 @@ Measurement Run(const CpuOp& op, const std::string& variant, const std::string& 
   compute(c.data());
   if (reference != nullptr) {
     CheckResult check =
-        CheckOutput(*reference, c.data(), static_cast<int64_t>(c.size()), CpuOpReductionLength(op));
+        CheckOutput(*reference, c.data(), static_cast<int64_t>(c.size()), OperatorReductionLength(op));
     result.checked = true;
     result.passed = check.passed;
     result.check = check.message;
@@ -118,16 +118,16 @@ std::string OpenBlasDescription() {
   return text;
 }
 
-bool OpenBlasSgemmApplies(const CpuOp& op) {
+bool OpenBlasSgemmApplies(const Operator& op) {
   return std::holds_alternative<DenseShape>(op) || std::holds_alternative<BatchMatmulShape>(op);
 }
 
-bool OpenBlasSgemvApplies(const CpuOp& op) {
+bool OpenBlasSgemvApplies(const Operator& op) {
   const auto* d = std::get_if<DenseShape>(&op);
   return d != nullptr && d->m == 1;
 }
 
-Measurement MeasureOpenBlasSgemm(const CpuOp& op, const std::vector<std::vector<float>>& inputs,
+Measurement MeasureOpenBlasSgemm(const Operator& op, const std::vector<std::vector<float>>& inputs,
                                  const Reference* reference, const Protocol& protocol,
                                  CacheFlusher& flusher) {
   const Gemm g = AsGemm(op);
@@ -148,7 +148,7 @@ Measurement MeasureOpenBlasSgemm(const CpuOp& op, const std::vector<std::vector<
              reference, protocol, flusher);
 }
 
-Measurement MeasureOpenBlasSgemv(const CpuOp& op, const std::vector<std::vector<float>>& inputs,
+Measurement MeasureOpenBlasSgemv(const Operator& op, const std::vector<std::vector<float>>& inputs,
                                  const Reference* reference, const Protocol& protocol,
                                  CacheFlusher& flusher) {
   if (!OpenBlasSgemvApplies(op)) throw Error("sgemv applies to dense with M=1 only");

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/cpu.h"
+#include "glimpse/ops.h"
 #include "protocol.h"
 #include "reference.h"
 
@@ -22,15 +22,15 @@ std::string ConfigureOpenBlas(const std::vector<int>& cpus);
 std::string OpenBlasDescription();
 
 // Whether the variant applies: sgemm to dense and batch_matmul, sgemv to dense with M = 1.
-bool OpenBlasSgemmApplies(const CpuOp& op);
-bool OpenBlasSgemvApplies(const CpuOp& op);
+bool OpenBlasSgemmApplies(const Operator& op);
+bool OpenBlasSgemvApplies(const Operator& op);
 
 // Runs the variant once (output filled with NaN first), checks it against `reference` when given,
 // then times it under `protocol`. The operator must be one the variant applies to.
-Measurement MeasureOpenBlasSgemm(const CpuOp& op, const std::vector<std::vector<float>>& inputs,
+Measurement MeasureOpenBlasSgemm(const Operator& op, const std::vector<std::vector<float>>& inputs,
                                  const Reference* reference, const Protocol& protocol,
                                  CacheFlusher& flusher);
-Measurement MeasureOpenBlasSgemv(const CpuOp& op, const std::vector<std::vector<float>>& inputs,
+Measurement MeasureOpenBlasSgemv(const Operator& op, const std::vector<std::vector<float>>& inputs,
                                  const Reference* reference, const Protocol& protocol,
                                  CacheFlusher& flusher);
 

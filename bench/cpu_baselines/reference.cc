@@ -86,11 +86,11 @@ void ReferenceConv(const Shape& s, int64_t out_channels, bool depthwise, const f
 
 }  // namespace
 
-std::vector<std::vector<float>> MakeInputs(const CpuOp& op, uint64_t seed) {
+std::vector<std::vector<float>> MakeInputs(const Operator& op, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<std::vector<float>> inputs;
-  for (const auto& shape : CpuOpInputShapes(op)) {
+  for (const auto& shape : OperatorInputShapes(op)) {
     std::vector<float> values(static_cast<size_t>(Count(shape)));
     for (float& v : values) v = uniform(rng);
     inputs.push_back(std::move(values));
@@ -98,9 +98,9 @@ std::vector<std::vector<float>> MakeInputs(const CpuOp& op, uint64_t seed) {
   return inputs;
 }
 
-Reference ComputeReference(const CpuOp& op, const std::vector<std::vector<float>>& inputs) {
+Reference ComputeReference(const Operator& op, const std::vector<std::vector<float>>& inputs) {
   Reference ref;
-  const int64_t count = Count(CpuOpOutputShape(op));
+  const int64_t count = Count(OperatorOutputShape(op));
   ref.output.assign(count, 0.0);
   ref.magnitude.assign(count, 0.0);
   auto bias_of = [&](bool has_bias) { return has_bias ? inputs.at(2).data() : nullptr; };
@@ -155,10 +155,10 @@ CheckResult CheckOutput(const Reference& reference, const float* output, int64_t
 }
 
 std::string SelfTestChecker() {
-  const CpuOp op = ParseCpuOp("dense:M=3,N=17,K=40,bias=1");
+  const Operator op = ParseOperator("dense:M=3,N=17,K=40,bias=1");
   const Reference ref = ComputeReference(op, MakeInputs(op, 7));
   std::vector<float> output(ref.output.begin(), ref.output.end());
-  const int64_t length = CpuOpReductionLength(op);
+  const int64_t length = OperatorReductionLength(op);
   CheckResult good = CheckOutput(ref, output.data(), output.size(), length);
   if (!good.passed) return "the reference rounded to float was rejected: " + good.message;
   const size_t victim = output.size() / 2;

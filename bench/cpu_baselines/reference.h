@@ -8,22 +8,22 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/cpu.h"
+#include "glimpse/ops.h"
 
 namespace glimpse::baselines {
 
 // The operator's inputs in kernel order (cpu.h), float32, uniform in [-1, 1] from
 // std::mt19937_64(seed) drawn input after input — the data glimpse's worker uses.
-std::vector<std::vector<float>> MakeInputs(const CpuOp& op, uint64_t seed);
+std::vector<std::vector<float>> MakeInputs(const Operator& op, uint64_t seed);
 
-// Per output element (row-major, CpuOpOutputShape order): the exact value in double precision
+// Per output element (row-major, OperatorOutputShape order): the exact value in double precision
 // (bias and ReLU applied) and the magnitude Σ|a·b| (+ |bias|) of the terms that made it.
 struct Reference {
   std::vector<double> output;
   std::vector<double> magnitude;
 };
 // Plain loop nests, parallel over the outer output dimension with OpenMP.
-Reference ComputeReference(const CpuOp& op, const std::vector<std::vector<float>>& inputs);
+Reference ComputeReference(const Operator& op, const std::vector<std::vector<float>>& inputs);
 
 // An element passes when it is finite and |out − ref| ≤ rtol · (|ref| + magnitude / √L), L the
 // reduction length. max_ratio is the largest |out − ref| / (|ref| + magnitude / √L) seen, so

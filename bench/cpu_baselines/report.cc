@@ -202,7 +202,7 @@ std::string ToMarkdown(const RunRecord& record) {
 
   md += "\n## Operators\n\n";
   md +=
-      "Median time in ms | GFLOP/s. FLOPs are glimpse's (`CpuOpFlops`): 2 per multiply-add "
+      "Median time in ms | GFLOP/s. FLOPs are glimpse's (`OperatorFlops`): 2 per multiply-add "
       "over the full R × S window, taps on the zero padding included, bias and ReLU not "
       "counted; a library that skips padded taps can exceed 100 % of the peak on small "
       "images. — : not applicable.";

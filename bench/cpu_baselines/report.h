@@ -16,9 +16,9 @@ inline const std::vector<std::string> kVariants = {"onednn_blocked", "onednn_pla
                                                    "openblas_sgemm", "openblas_sgemv"};
 
 struct OpResult {
-  std::string op;      // canonical form (CpuOpToString)
+  std::string op;      // canonical form (OperatorToString)
   std::string source;  // "bench/configs/resnet18_cpu_tasks.txt:3", "--op" or "built-in"
-  double flops = 0;    // CpuOpFlops: 2 · multiply-adds, the epilogue not counted
+  double flops = 0;    // OperatorFlops: 2 · multiply-adds, the epilogue not counted
   std::vector<Measurement> measurements;
   const Measurement* Find(const std::string& variant) const;
 };

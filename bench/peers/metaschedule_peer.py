@@ -45,7 +45,7 @@ FAILED_RUN_S = 1e9
 CHECK_RTOL = 1e-3
 
 # Fields of each operator in canonical order (required, then optional with their defaults), as
-# glimpse's ParseCpuOp reads them. depthwise_conv2d and batch_matmul exist in glimpse but have
+# glimpse's ParseOperator reads them. depthwise_conv2d and batch_matmul exist in glimpse but have
 # no workload here yet.
 OP_FIELDS = {
     "conv2d": (["N", "C", "H", "W", "K", "R", "S"],
@@ -65,7 +65,7 @@ class OpError(ValueError):
 def parse_op(text):
     """glimpse's op text -> {"op": kind, field: int, ...} with every optional field filled in.
 
-    Accepts what glimpse's ParseCpuOp accepts for conv2d and dense: case-sensitive fields,
+    Accepts what glimpse's ParseOperator accepts for conv2d and dense: case-sensitive fields,
     integer values, each at most once, flags 0/1, pad >= 0, sizes in [1, 2^20], a kernel window
     that fits the padded input. Raises OpError naming the bad field and the accepted ones.
     """
@@ -126,7 +126,7 @@ def conv2d_out_hw(op):
 
 
 def op_to_string(op):
-    """The canonical text (every field, glimpse's order), as glimpse's CpuOpToString writes it."""
+    """The canonical text (every field, glimpse's order), as glimpse's OperatorToString writes it."""
     required, optional = OP_FIELDS[op["op"]]
     return op["op"] + ":" + ",".join(f"{name}={op[name]}" for name in required + list(optional))
 
@@ -152,7 +152,7 @@ def op_reduction_length(op):
 
 
 def op_flops(op):
-    """2 * multiply-adds, the epilogue (bias, ReLU) not counted, as glimpse's CpuOpFlops."""
+    """2 * multiply-adds, the epilogue (bias, ReLU) not counted, as glimpse's OperatorFlops."""
     return 2.0 * math.prod(op_output_shape(op)) * op_reduction_length(op)
 
 

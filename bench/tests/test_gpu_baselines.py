@@ -32,7 +32,7 @@ def run_script(*args, env=None):
 class OpSyntaxAndFlopsTest(unittest.TestCase):
     def test_matches_glimpse_on_every_recorded_cpu_baseline_operator(self):
         # bench/results/cpu_baselines.json was written by glimpse's C++ codec: "op" is
-        # CpuOpToString(ParseCpuOp(line)) and "flops" is CpuOpFlops, for the ResNet-18 list and
+        # OperatorToString(ParseOperator(line)) and "flops" is OperatorFlops, for the ResNet-18 list and
         # the small check shapes (depthwise, batched, dilation, ReLU, no bias).
         with open(os.path.join(BENCH, "results", "cpu_baselines.json"), encoding="utf-8") as f:
             recorded = json.load(f)

@@ -303,7 +303,7 @@ struct GpuRunnerOptions {
 
 // Runs GpuBuilder's artifacts in a worker process (glimpse_gpu_worker), one candidate at a time:
 // inputs uniform in [-1, 1], the prepare kernel once (untimed) when there is one, one checked run
-// against the CPU reference (src/cpu/reference.h; wrong-answer when it differs), warm-up, then
+// against the reference (glimpse/reference.h; wrong-answer when it differs), warm-up, then
 // timed runs with CUDA events, the L2 flushed between them, until min_repeats and min_time_s (at
 // most max_repeats); time_s is the median, samples_s every run.
 // Failures: a CUDA error in the kernel (illegal address, misaligned access, …) is runtime-device

@@ -233,4 +233,19 @@ void SetLoopKind(LoopNest& nest, const std::string& name, LoopKind kind);
 // A readable dump of the tree (one loop or statement per line, indented), for logs and tests.
 std::string NestToString(const LoopNest& nest);
 
+// ---- Validation
+
+// The structural rules of a GPU nest (see the note on GPU nests above); throws
+// Error naming the first broken rule:
+// - each top-level node of `body` is a chain of block-bound loops (perfect: each one's body is the
+//   next), then a chain of thread-bound loops, then anything else; no kParallel loop anywhere;
+//   every path binds the same axes with the same extents (one grid, one block shape);
+// - a chain of kCooperative loops contains only kCopy statements into kShared tensors, whose
+//   indices depend on no thread-bound loop variable; kCooperative loops appear inside the
+//   thread-bound loops only;
+// - a kShared tensor's scope_loop is the innermost block-bound loop, a kLocal tensor's is a
+//   thread-bound loop or a loop inside one; kShared/kLocal are for kTemp tensors only;
+// - `prepare`, when present, obeys the same rules with its own grid and block.
+void ValidateGpuNest(const LoopNest& nest);
+
 }  // namespace glimpse

@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/cpu.h"
+#include "glimpse/ops.h"
 
 namespace glimpse {
 
 // One tunable layer of a model.
 struct ModelLayer {
   std::string name;  // e.g. "layer2.0.conv1"
-  CpuOp op;
+  Operator op;
 };
 
 // A model of the zoo: its canonical name and a one-line description with the source of its shapes.
@@ -56,19 +56,19 @@ std::string CanonicalZooModelName(const std::string& name);
 
 // A distinct operator of a model: what one tuning task optimises.
 struct ModelTask {
-  CpuOp op;
-  std::string op_text;              // CpuOpToString(op): the identity used to deduplicate
+  Operator op;
+  std::string op_text;              // OperatorToString(op): the identity used to deduplicate
   int64_t weight = 0;               // how many layers compute this operator
   std::vector<std::string> layers;  // their names, in model order
-  double Flops() const { return CpuOpFlops(op); }  // one execution (2 · multiply-adds)
+  double Flops() const { return OperatorFlops(op); }  // one execution (2 · multiply-adds)
   double TotalFlops() const { return static_cast<double>(weight) * Flops(); }
 };
 
-// The distinct operators of `layers` (identical CpuOpToString), in order of first occurrence;
+// The distinct operators of `layers` (identical OperatorToString), in order of first occurrence;
 // weights sum to layers.size().
 std::vector<ModelTask> ExtractTasks(const std::vector<ModelLayer>& layers);
 
-// Σ CpuOpFlops over the layers (2 · multiply-adds; elementwise ops not counted).
+// Σ OperatorFlops over the layers (2 · multiply-adds; elementwise ops not counted).
 double ModelFlops(const std::vector<ModelLayer>& layers);
 
 // Splits a measurement budget `total` over `tasks`: a quarter of it evenly (⌊total / 4n⌋ each, at

@@ -199,4 +199,32 @@ class ConfigSpace {
 // Hex form of a 64-bit hash, 16 lower-case digits.
 std::string HashToHex(uint64_t hash);
 
+// ---- Reading a configuration
+
+// A configuration of a space read by knob name, as a schedule template reads its knobs. Throws
+// Error when `config` does not belong to `space` (out of range) or a knob is read as the wrong
+// kind.
+class ConfigView {
+ public:
+  // Throws Error when `config` does not belong to `space` (out of range).
+  ConfigView(const ConfigSpace& space, const Config& config);
+  // The factors of a split, the order of a permutation.
+  std::vector<int64_t> List(const std::string& knob) const;
+  int64_t Int(const std::string& knob) const;
+  std::string Text(const std::string& knob) const;
+  bool Has(const std::string& knob) const;
+
+ private:
+  const KnobValue& Value(const std::string& knob) const;
+  const ConfigSpace& space_;
+  const Config& config_;
+};
+
+// The product of a split's factors (1 for none).
+inline int64_t Product(const std::vector<int64_t>& factors) {
+  int64_t p = 1;
+  for (int64_t f : factors) p *= f;
+  return p;
+}
+
 }  // namespace glimpse

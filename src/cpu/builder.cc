@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "cpu/subprocess.h"
+#include "glimpse/subprocess.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 
@@ -105,16 +105,16 @@ std::vector<BuildResult> CpuBuilder::BuildSources(const std::vector<KernelSource
       std::ofstream out(base + ".cc");
       for (size_t i : members) out << sources[i].code << "\n";
     }
-    cpu::ChildOptions child;
+    process::ChildOptions child;
     child.argv.push_back(options_.compiler);
     child.argv.insert(child.argv.end(), options_.flags.begin(), options_.flags.end());
     child.argv.insert(child.argv.end(), {base + ".cc", "-o", base + ".so"});
     child.stderr_path = base + ".log";
     auto start = std::chrono::steady_clock::now();
     UnitOutcome outcome;
-    cpu::ChildExit exit;
+    process::ChildExit exit;
     try {
-      exit = cpu::WaitChild(cpu::StartChild(child).pid, options_.timeout_s);
+      exit = process::WaitChild(process::StartChild(child).pid, options_.timeout_s);
     } catch (const Error& error) {
       return {MeasureStatus::kCompileHost, error.what(), 0};
     }

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "cpu/subprocess.h"
+#include "glimpse/subprocess.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 
@@ -64,12 +64,12 @@ struct CpuRunner::Impl {
   std::string cpus;  // "0,1"
   int threads = 1;
   int64_t flush_bytes = 0;
-  cpu::Child worker;
+  process::Child worker;
   std::string buffer;  // bytes read from the worker past the last full line
   int started = 0;
 
   void Stop() {
-    if (worker.pid > 0) cpu::KillChild(worker.pid);
+    if (worker.pid > 0) process::KillChild(worker.pid);
     if (worker.to_child >= 0) close(worker.to_child);
     if (worker.from_child >= 0) close(worker.from_child);
     worker = {};
@@ -107,13 +107,13 @@ struct CpuRunner::Impl {
   // Starts a worker when none is running; returns an error text, empty on success.
   std::string EnsureWorker() {
     if (worker.pid > 0) return "";
-    cpu::ChildOptions child;
+    process::ChildOptions child;
     child.argv = {worker_path, "--cpus", cpus};
     child.extra_env = {"OMP_NUM_THREADS=" + std::to_string(threads), "OMP_PROC_BIND=close",
                        "OMP_PLACES=threads"};
     child.pipes = true;
     try {
-      worker = cpu::StartChild(child);
+      worker = process::StartChild(child);
     } catch (const Error& error) {
       return error.what();
     }
@@ -142,7 +142,7 @@ struct CpuRunner::Impl {
     Json request;
     try {
       request = {{"artifact", build.artifact},
-                 {"op", CpuOpToJson(CpuOpFromJson(input.task->description))},
+                 {"op", OperatorToJson(OperatorFromJson(input.task->description))},
                  {"warmup", options.warmup},
                  {"min_repeats", options.min_repeats},
                  {"min_time_s", options.min_time_s},
@@ -171,7 +171,7 @@ struct CpuRunner::Impl {
                       "no result within " + std::to_string(options.timeout_s) +
                           " s; the worker was killed");
       }
-      cpu::ChildExit exit = cpu::WaitChild(worker.pid, 5.0);
+      process::ChildExit exit = process::WaitChild(worker.pid, 5.0);
       worker.pid = -1;
       Stop();
       std::string what = exit.signaled ? "signal " + std::to_string(exit.code) + " (" +

@@ -1,5 +1,5 @@
-// Shared pieces of the CPU operator templates: reading a configuration by knob name, and the
-// per-operator entry points templates.cc dispatches to.
+// Shared pieces of the CPU operator templates: the per-operator entry points templates.cc
+// dispatches to. Configurations are read with ConfigView (glimpse/space.h).
 #pragma once
 
 #include <cstdint>
@@ -11,27 +11,8 @@
 
 namespace glimpse::cpu {
 
-class ConfigView {
- public:
-  // Throws Error when `config` does not belong to `space` (out of range).
-  ConfigView(const ConfigSpace& space, const Config& config);
-  // The factors of a split, the order of a permutation.
-  std::vector<int64_t> List(const std::string& knob) const;
-  int64_t Int(const std::string& knob) const;
-  std::string Text(const std::string& knob) const;
-  bool Has(const std::string& knob) const;
-
- private:
-  const KnobValue& Value(const std::string& knob) const;
-  const ConfigSpace& space_;
-  const Config& config_;
-};
-
-inline int64_t Product(const std::vector<int64_t>& factors) {
-  int64_t p = 1;
-  for (int64_t f : factors) p *= f;
-  return p;
-}
+using glimpse::ConfigView;
+using glimpse::Product;
 
 // A (batched) matrix product C[(b),m,n] = A[(b),m,k] · B[(b),n,k]ᵀ, shared by dense (batch 0: no
 // batch dimension) and batch_matmul.

@@ -1,4 +1,7 @@
-// Dispatch from an operator to its template, and the configuration reader templates share.
+// Dispatch from an operator to its CPU template, and the padded-input copy the convolution
+// templates share.
+#include <fstream>
+#include <string>
 #include <variant>
 
 #include "cpu/template_util.h"
@@ -7,41 +10,6 @@
 namespace glimpse {
 
 namespace cpu {
-
-ConfigView::ConfigView(const ConfigSpace& space, const Config& config)
-    : space_(space), config_(config) {
-  if (!space.InRange(config)) throw Error("configuration does not belong to the template's space");
-}
-
-bool ConfigView::Has(const std::string& knob) const {
-  for (const Knob& k : space_.knobs()) {
-    if (k.name() == knob) return true;
-  }
-  return false;
-}
-
-const KnobValue& ConfigView::Value(const std::string& knob) const {
-  size_t i = space_.KnobIndex(knob);
-  return space_.knobs()[i].ValueAt(config_.indices[i]);
-}
-
-std::vector<int64_t> ConfigView::List(const std::string& knob) const {
-  const auto* list = std::get_if<std::vector<int64_t>>(&Value(knob));
-  if (list == nullptr) throw Error("knob '" + knob + "' is not a split or permutation");
-  return *list;
-}
-
-int64_t ConfigView::Int(const std::string& knob) const {
-  const auto* value = std::get_if<int64_t>(&Value(knob));
-  if (value == nullptr) throw Error("knob '" + knob + "' is not an integer knob");
-  return *value;
-}
-
-std::string ConfigView::Text(const std::string& knob) const {
-  const auto* value = std::get_if<std::string>(&Value(knob));
-  if (value == nullptr) throw Error("knob '" + knob + "' is not a categorical text knob");
-  return *value;
-}
 
 int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t h, int64_t w,
                        int64_t pad) {
@@ -64,16 +32,16 @@ int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t 
 
 }  // namespace cpu
 
-ConfigSpace MakeCpuSpace(const CpuOp& op) {
+ConfigSpace MakeCpuSpace(const Operator& op) {
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dSpace(*c);
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) return cpu::MakeDepthwiseSpace(*d);
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) return cpu::MakeBatchMatmulSpace(*b);
-  throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
+  throw Error("no CPU template for operator '" + OperatorName(op) + "' yet");
 }
 
-LoopNest MakeCpuNest(const CpuOp& op, const ConfigSpace& space, const Config& config) {
-  cpu::ConfigView view(space, config);
+LoopNest MakeCpuNest(const Operator& op, const ConfigSpace& space, const Config& config) {
+  ConfigView view(space, config);
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseNest(*d, view);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dNest(*c, view);
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
@@ -82,18 +50,36 @@ LoopNest MakeCpuNest(const CpuOp& op, const ConfigSpace& space, const Config& co
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) {
     return cpu::MakeBatchMatmulNest(*b, view);
   }
-  throw Error("no CPU template for operator '" + CpuOpName(op) + "' yet");
+  throw Error("no CPU template for operator '" + OperatorName(op) + "' yet");
 }
 
-Task MakeCpuTask(const CpuOp& op) {
+Task MakeCpuTask(const Operator& op) {
   Task task;
-  Json json = CpuOpToJson(op);
-  task.name = CpuOpToString(op);
+  Json json = OperatorToJson(op);
+  task.name = OperatorToString(op);
   task.device = CpuDeviceName();
   task.space = MakeCpuSpace(op);
   json["target"] = "cpu";
   task.description = json;
   return task;
+}
+
+std::string CpuDeviceName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "cpu" : line.substr(start);
+  }
+  return "cpu";
+}
+
+std::string GenerateCpuKernel(const Task& task, const Config& config, const std::string& symbol) {
+  Operator op = OperatorFromJson(task.description);
+  return EmitCpp(MakeCpuNest(op, task.space, config), symbol);
 }
 
 }  // namespace glimpse

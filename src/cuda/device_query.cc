@@ -1,9 +1,9 @@
-// The live device: its attributes through the driver API (cuda/cuda_driver.h), and the limits the
+// The live device: its attributes through the driver API (cuda/driver/cuda_driver.h), and the limits the
 // builder's static checks use.
 #include <algorithm>
 #include <type_traits>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/driver/cuda_driver.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 

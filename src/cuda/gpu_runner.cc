@@ -1,5 +1,5 @@
 // GpuRunner: candidates measured one at a time in a worker process (cuda/worker/gpu_worker.cc),
-// with CpuRunner's process handling (cpu/subprocess.h).
+// with the CPU runner's process handling (glimpse/subprocess.h).
 //
 // The runner writes one request line per candidate and waits for the answer with the candidate's
 // timeout. An answer marked "fatal" (a GPU fault left the context unusable) or end of file from
@@ -17,8 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cpu/subprocess.h"
-#include "cuda/worker_protocol.h"
+#include "glimpse/subprocess.h"
+#include "cuda/driver/worker_protocol.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 
@@ -51,14 +51,14 @@ constexpr double kStartTimeoutS = 60.0;
 struct GpuRunner::Impl {
   GpuRunnerOptions options;
   std::string worker_path;
-  cpu::Child worker;
+  process::Child worker;
   std::string buffer;  // bytes read from the worker past the last full line
   int started = 0;
   std::string device_name;
   std::string no_device;  // "no CUDA device: …" once a worker reported it
 
   void Stop() {
-    if (worker.pid > 0) cpu::KillChild(worker.pid);
+    if (worker.pid > 0) process::KillChild(worker.pid);
     if (worker.to_child >= 0) close(worker.to_child);
     if (worker.from_child >= 0) close(worker.from_child);
     worker = {};
@@ -98,11 +98,11 @@ struct GpuRunner::Impl {
   std::string EnsureWorker() {
     if (!no_device.empty()) return no_device;
     if (worker.pid > 0) return "";
-    cpu::ChildOptions child;
+    process::ChildOptions child;
     child.argv = {worker_path, "--device", std::to_string(options.device)};
     child.pipes = true;
     try {
-      worker = cpu::StartChild(child);
+      worker = process::StartChild(child);
     } catch (const Error& error) {
       return error.what();
     }
@@ -149,7 +149,7 @@ struct GpuRunner::Impl {
     try {
       cuda::GpuMeasureRequest request;
       request.artifact = build.artifact;
-      request.op = CpuOpFromJson(input.task->description);
+      request.op = OperatorFromJson(input.task->description);
       request.warmup = options.warmup;
       request.min_repeats = options.min_repeats;
       request.min_time_s = options.min_time_s;
@@ -179,7 +179,7 @@ struct GpuRunner::Impl {
                                                       std::to_string(options.timeout_s) +
                                                       " s; the GPU worker was killed");
       }
-      cpu::ChildExit exit = cpu::WaitChild(worker.pid, 5.0);
+      process::ChildExit exit = process::WaitChild(worker.pid, 5.0);
       worker.pid = -1;
       Stop();
       std::string what =

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "glimpse/evaluation.h"
-#include "loop/progress.h"
+#include "glimpse/progress.h"
 
 namespace glimpse {
 

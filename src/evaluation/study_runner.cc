@@ -24,7 +24,7 @@
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuning_loop.h"
 #include "glimpse/validity.h"
-#include "loop/progress.h"
+#include "glimpse/progress.h"
 
 namespace glimpse {
 

@@ -22,8 +22,7 @@
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
 #include "glimpse/prior_generator.h"
-#include "model/sa_optimizer.h"
-#include "model/tuner_internal.h"
+#include "glimpse/model_search.h"
 
 namespace glimpse {
 namespace {

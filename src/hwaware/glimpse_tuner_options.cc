@@ -9,7 +9,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/glimpse_tuner.h"
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 
 namespace glimpse {
 namespace {

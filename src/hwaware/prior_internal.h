@@ -1,5 +1,5 @@
 // The prior generator's network (glimpse/prior_generator.h) as plain layers, and what its .cc
-// files share. No libtorch: the training side (src/hwaware_training/prior_torch.h) has the
+// files share. No libtorch: the training side (src/hwaware/training/prior_torch.h) has the
 // libtorch module and copies its parameters into these layers.
 #pragma once
 

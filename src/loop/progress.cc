@@ -1,4 +1,4 @@
-#include "loop/progress.h"
+#include "glimpse/progress.h"
 
 #include <unistd.h>
 

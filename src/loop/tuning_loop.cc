@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "glimpse/error.h"
-#include "loop/progress.h"
+#include "glimpse/progress.h"
 
 namespace glimpse {
 

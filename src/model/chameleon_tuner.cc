@@ -16,9 +16,9 @@
 #include "glimpse/error.h"
 #include "glimpse/model_tuner.h"
 #include "model/kmeans.h"
-#include "model/sa_optimizer.h"
+#include "glimpse/model_search.h"
 #include "model/tuner_internal.h"
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 
 namespace glimpse {
 

@@ -9,30 +9,13 @@
 #include "glimpse/json.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/random.h"
-#include "model/sa_optimizer.h"
+#include "glimpse/model_search.h"
 
 namespace glimpse::model {
 
 // `options` with the keys of `json` applied and validated; errors name `tuner_name`.
 XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
                                  const std::string& tuner_name);
-
-// Uniform sampling of valid configurations outside a visited set: rejection sampling first, and
-// once that keeps hitting visited ones, a scan of the enumerated valid configurations (for spaces
-// small enough to enumerate), so that exhaustion is detected exactly there.
-class UnvisitedSampler {
- public:
-  static constexpr int kMaxRejections = 1000;
-  static constexpr double kMaxEnumerableLog10 = 7.5;  // ≈ 3·10^7 raw points
-
-  void Reset(const ConfigSpace* space);
-  std::optional<Config> Next(Rng& rng, const ConfigSet& visited);
-
- private:
-  const ConfigSpace* space_ = nullptr;
-  bool enumerated_ = false;
-  std::vector<uint64_t> valid_;  // dense indices of every valid configuration once enumerated
-};
 
 // The cost model's settings from a tuner's options (XgbTunerOptions, ChameleonOptions), as
 // AutoTVM's XGBTuner hands them to its XGBoostCostModel.

@@ -5,7 +5,7 @@
 #include "glimpse/error.h"
 #include "glimpse/model_tuner.h"
 #include "model/tuner_internal.h"
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 
 namespace glimpse {
 

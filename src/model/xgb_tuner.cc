@@ -16,7 +16,7 @@
 #include "glimpse/model_tuner.h"
 #include "model/ranking.h"
 #include "model/rieber_init.h"
-#include "model/sa_optimizer.h"
+#include "glimpse/model_search.h"
 #include "model/tuner_internal.h"
 
 namespace glimpse {

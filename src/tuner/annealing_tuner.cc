@@ -27,7 +27,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/tuner.h"
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 #include "tuner/visited.h"
 
 namespace glimpse {

@@ -1,4 +1,4 @@
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 
 #include <charconv>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "glimpse/tuner.h"
-#include "tuner/options.h"
+#include "glimpse/strategy_options.h"
 #include "tuner/visited.h"
 
 namespace glimpse {

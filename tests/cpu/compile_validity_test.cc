@@ -8,7 +8,7 @@ namespace glimpse::testing {
 namespace {
 
 TEST(CompileValidityCheckerTest, CompilesValidConfigurationsAndRefusesRestrictedOnes) {
-  Task task = MakeCpuTask(ParseCpuOp("dense:M=4,N=16,K=8,bias=1,relu=1"));
+  Task task = MakeCpuTask(ParseOperator("dense:M=4,N=16,K=8,bias=1,relu=1"));
   CompileValidityChecker checker(task, FastBuild(MakeTempDir("glimpse-validity")));
   Rng rng(5);
   std::vector<Config> configs;

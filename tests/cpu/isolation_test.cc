@@ -69,7 +69,7 @@ class IsolationTest : public ::testing::Test {
 };
 
 TEST_F(IsolationTest, CrashHangAndWrongKernelsAreStatusesAndTheRunGoesOn) {
-  Task task = MakeCpuTask(ParseCpuOp("dense:M=4,N=8,K=8,bias=1"));
+  Task task = MakeCpuTask(ParseOperator("dense:M=4,N=8,K=8,bias=1"));
   PlantingBuilder builder(testing::FastBuild(dir_ + "/build"),
                           {{1, Plant::kCrash}, {2, Plant::kHang}, {4, Plant::kWrong}});
   CpuRunnerOptions run_options = testing::FastRun();
@@ -146,7 +146,7 @@ TEST_F(IsolationTest, ACompilerThatRunsTooLongIsKilled) {
 }
 
 TEST_F(IsolationTest, FailedBuildsPassThroughTheRunner) {
-  Task task = MakeCpuTask(ParseCpuOp("dense:M=2,N=2,K=2"));
+  Task task = MakeCpuTask(ParseOperator("dense:M=2,N=2,K=2"));
   CpuRunner runner(testing::FastRun());
   BuildResult failed;
   failed.status = MeasureStatus::kCompileHost;

@@ -39,7 +39,7 @@ class KernelTest : public ::testing::Test {
   void ExpectAllOk(const std::string& op, int count, uint64_t seed,
                    const std::vector<Json>& extra = {},
                    const std::map<std::string, Json>& fixed = {}) {
-    Task task = MakeCpuTask(ParseCpuOp(op));
+    Task task = MakeCpuTask(ParseOperator(op));
     Rng rng(seed);
     std::vector<MeasureInput> inputs;
     for (const Json& config : extra) inputs.push_back({&task, task.space.ConfigFromJson(config)});
@@ -64,7 +64,7 @@ class KernelTest : public ::testing::Test {
   // Runs hand-written kernel sources for `op` and returns their results.
   std::vector<MeasureResult> RunSources(const std::string& op,
                                         const std::vector<KernelSource>& sources) {
-    Task task = MakeCpuTask(ParseCpuOp(op));
+    Task task = MakeCpuTask(ParseOperator(op));
     std::vector<MeasureInput> inputs(sources.size(), MeasureInput{&task, Config{}});
     CpuBuilder builder(testing::FastBuild(dir_));
     CpuRunner runner(testing::FastRun());
@@ -137,7 +137,7 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
     GTEST_SKIP() << "the host has no AVX2 / FMA";
   }
-  Task task = MakeCpuTask(ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  Task task = MakeCpuTask(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   // 14 accumulators: a 7 × 32 tile in 16-lane vectors (AVX-512, 32 registers) or a 14 × 8 tile
   // in 8-lane ones (AVX2, 16 registers).
   const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : 8;
@@ -164,7 +164,12 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
   while (begin > 0 && lines[begin - 1].find(':') == std::string::npos) --begin;
   while (end < lines.size() && lines[end].find("\tj") == std::string::npos) ++end;
   int fmas = 0, stores = 0;
-  const std::string vector_register = lanes == 16 ? "%zmm" : "%ymm";
+  // The compiler may keep AVX-512's 32 registers but use 8-lane ymm vectors (GCC's tuning for
+  // some Intel cores prefers 256-bit vectors): the tile then takes twice the FMAs, still packed.
+  const bool zmm = lines[first].find("%zmm") != std::string::npos;
+  const int emitted_lanes = zmm ? 16 : 8;
+  const std::string vector_register = zmm ? "%zmm" : "%ymm";
+  const int expected_fmas = 14 * static_cast<int>(lanes) / emitted_lanes;
   for (size_t i = begin; i < end; ++i) {
     const std::string& line = lines[i];
     if (line.find("vfmadd") != std::string::npos && line.find("ps\t") != std::string::npos &&
@@ -178,7 +183,7 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
       ++stores;
     }
   }
-  EXPECT_EQ(fmas, 14) << "inner loop:\n" << [&] {
+  EXPECT_EQ(fmas, expected_fmas) << "inner loop:\n" << [&] {
     std::string block;
     for (size_t i = begin; i < end; ++i) block += lines[i] + "\n";
     return block;

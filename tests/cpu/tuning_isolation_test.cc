@@ -150,7 +150,7 @@ class TuningIsolationTest : public ::testing::Test {
 };
 
 TEST_F(TuningIsolationTest, PlantedFailuresAreRecordedAndNeverMeasuredAgain) {
-  Task task = MakeCpuTask(ParseCpuOp("dense:M=4,N=8,K=8,bias=1"));
+  Task task = MakeCpuTask(ParseOperator("dense:M=4,N=8,K=8,bias=1"));
   const std::vector<Config> first = FirstValid(task.space, 12);
   ASSERT_EQ(first.size(), 12u);
   // Positions in the grid's order; 1 and 2 share a batch (of 4) with a good kernel, 4..7 fill a
@@ -212,7 +212,7 @@ TEST_F(TuningIsolationTest, PlantedFailuresAreRecordedAndNeverMeasuredAgain) {
   ExpectDatabaseMatches(database, task, resumed);
 
   // Another task through the same builder, runner and database keeps its records apart.
-  Task conv = MakeCpuTask(ParseCpuOp("conv2d:N=1,C=2,H=6,W=6,K=4,R=3,S=3,pad=1,bias=1"));
+  Task conv = MakeCpuTask(ParseOperator("conv2d:N=1,C=2,H=6,W=6,K=4,R=3,S=3,pad=1,bias=1"));
   std::unique_ptr<Tuner> random = MakeTuner("random");
   TuneSummary other = Tune(conv, *random, builder, runner, &database, Budget(4));
   EXPECT_EQ(other.by_status[MeasureStatus::kOk], 4);

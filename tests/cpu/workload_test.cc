@@ -15,53 +15,53 @@ namespace {
 
 std::string ErrorOf(const std::string& text) {
   try {
-    ParseCpuOp(text);
+    ParseOperator(text);
   } catch (const Error& error) {
     return error.what();
   }
   return "";
 }
 
-TEST(CpuOp, ParsesDenseAndConv2d) {
-  auto dense = std::get<DenseShape>(ParseCpuOp("dense:M=1,N=1000,K=512,bias=1,relu=0"));
+TEST(Operator, ParsesDenseAndConv2d) {
+  auto dense = std::get<DenseShape>(ParseOperator("dense:M=1,N=1000,K=512,bias=1,relu=0"));
   EXPECT_EQ(dense.m, 1);
   EXPECT_EQ(dense.n, 1000);
   EXPECT_EQ(dense.k, 512);
   EXPECT_TRUE(dense.bias);
   EXPECT_FALSE(dense.relu);
   auto conv = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   EXPECT_EQ(conv.OutH(), 56);
   EXPECT_EQ(conv.OutW(), 56);
   EXPECT_EQ(conv.dilation, 1);
   auto strided = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"));
+      ParseOperator("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"));
   EXPECT_EQ(strided.OutH(), 112);
-  EXPECT_DOUBLE_EQ(CpuOpFlops(dense), 2.0 * 1000 * 512);
-  CpuOp depthwise = ParseCpuOp("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1");
-  EXPECT_EQ(CpuOpOutputShape(depthwise), (std::vector<int64_t>{1, 32, 56, 56}));
-  EXPECT_EQ(CpuOpInputShapes(depthwise)[1], (std::vector<int64_t>{32, 3, 3}));
-  EXPECT_DOUBLE_EQ(CpuOpFlops(depthwise), 2.0 * 32 * 56 * 56 * 9);
-  CpuOp batched = ParseCpuOp("batch_matmul:B=4,M=8,N=16,K=32,bias=1");
-  EXPECT_EQ(CpuOpOutputShape(batched), (std::vector<int64_t>{4, 8, 16}));
-  EXPECT_EQ(CpuOpInputShapes(batched).size(), 3u);
-  EXPECT_DOUBLE_EQ(CpuOpFlops(batched), 2.0 * 4 * 8 * 16 * 32);
+  EXPECT_DOUBLE_EQ(OperatorFlops(dense), 2.0 * 1000 * 512);
+  Operator depthwise = ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1");
+  EXPECT_EQ(OperatorOutputShape(depthwise), (std::vector<int64_t>{1, 32, 56, 56}));
+  EXPECT_EQ(OperatorInputShapes(depthwise)[1], (std::vector<int64_t>{32, 3, 3}));
+  EXPECT_DOUBLE_EQ(OperatorFlops(depthwise), 2.0 * 32 * 56 * 56 * 9);
+  Operator batched = ParseOperator("batch_matmul:B=4,M=8,N=16,K=32,bias=1");
+  EXPECT_EQ(OperatorOutputShape(batched), (std::vector<int64_t>{4, 8, 16}));
+  EXPECT_EQ(OperatorInputShapes(batched).size(), 3u);
+  EXPECT_DOUBLE_EQ(OperatorFlops(batched), 2.0 * 4 * 8 * 16 * 32);
 }
 
-TEST(CpuOp, RoundTripsThroughTextAndJson) {
+TEST(Operator, RoundTripsThroughTextAndJson) {
   for (const char* text : {"dense:M=4,N=8,K=16,bias=1,relu=1",
                            "conv2d:N=1,C=8,H=9,W=9,K=4,R=3,S=3,stride=2,pad=1,dilation=1,bias=0,"
                            "relu=1",
                            "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1,"
                            "dilation=1,bias=1,relu=1",
                            "batch_matmul:B=12,M=128,N=64,K=64,bias=0,relu=0"}) {
-    CpuOp op = ParseCpuOp(text);
-    EXPECT_EQ(CpuOpToString(op), text);
-    EXPECT_EQ(CpuOpToString(CpuOpFromJson(CpuOpToJson(op))), text);
+    Operator op = ParseOperator(text);
+    EXPECT_EQ(OperatorToString(op), text);
+    EXPECT_EQ(OperatorToString(OperatorFromJson(OperatorToJson(op))), text);
   }
 }
 
-TEST(CpuOp, ErrorsNameTheFieldAndTheAcceptedOnes) {
+TEST(Operator, ErrorsNameTheFieldAndTheAcceptedOnes) {
   EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,X=4").find("unknown field 'X'; accepted: M, N, K, bias"),
             std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=1,N=2").find("missing field 'K'"), std::string::npos);
@@ -85,7 +85,7 @@ TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {
                            "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1",
                            "batch_matmul:B=12,M=128,N=128,K=64",
                            "batch_matmul:B=8,M=1,N=512,K=512"}) {
-    double size = MakeCpuSpace(ParseCpuOp(text)).RawSizeLog10();
+    double size = MakeCpuSpace(ParseOperator(text)).RawSizeLog10();
     EXPECT_GE(size, 4.0) << text;
     EXPECT_LE(size, 9.0) << text;
   }
@@ -95,7 +95,7 @@ TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {
                            "depthwise_conv2d:N=1,C=144,H=56,W=56,R=3,S=3,stride=2,pad=1",
                            "depthwise_conv2d:N=1,C=576,H=14,W=14,R=3,S=3,stride=1,pad=1",
                            "depthwise_conv2d:N=1,C=960,H=7,W=7,R=3,S=3,stride=1,pad=1"}) {
-    double size = MakeCpuSpace(ParseCpuOp(text)).RawSizeLog10();
+    double size = MakeCpuSpace(ParseOperator(text)).RawSizeLog10();
     EXPECT_GE(size, 4.0) << text;
     EXPECT_LE(size, 8.0) << text;
   }
@@ -109,12 +109,12 @@ TEST(CpuTemplates, EverySampledConfigurationGivesAValidNest) {
                            "depthwise_conv2d:N=2,C=6,H=7,W=9,R=3,S=3,stride=2,pad=1,bias=1",
                            "depthwise_conv2d:N=1,C=4,H=8,W=8,R=2,S=3,pad=0,dilation=2",
                            "batch_matmul:B=3,M=6,N=12,K=10,bias=1,relu=1"}) {
-    Task task = MakeCpuTask(ParseCpuOp(text));
+    Task task = MakeCpuTask(ParseOperator(text));
     EXPECT_EQ(task.description["target"], "cpu");
     for (int i = 0; i < 200; ++i) {
       auto config = task.space.SampleValid(rng);
       ASSERT_TRUE(config.has_value());
-      LoopNest nest = MakeCpuNest(ParseCpuOp(text), task.space, *config);
+      LoopNest nest = MakeCpuNest(ParseOperator(text), task.space, *config);
       EXPECT_NO_THROW(nest.Validate()) << text << " " << task.space.ConfigToString(*config);
       EXPECT_FALSE(GenerateCpuKernel(task, *config, "k").empty());
     }
@@ -122,7 +122,7 @@ TEST(CpuTemplates, EverySampledConfigurationGivesAValidNest) {
 }
 
 TEST(CpuTemplates, KnobsShapeTheNest) {
-  CpuOp op = ParseCpuOp("dense:M=8,N=16,K=32");
+  Operator op = ParseOperator("dense:M=8,N=16,K=32");
   Task task = MakeCpuTask(op);
   Config config = task.space.ConfigFromJson({{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}},
                                              {"tile_k", {4, 8}}, {"inner_axis", "k"},
@@ -147,7 +147,7 @@ TEST(CpuTemplates, KnobsShapeTheNest) {
 }
 
 TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
-  CpuOp op = ParseCpuOp("conv2d:N=1,C=32,H=14,W=14,K=64,R=3,S=3,stride=1,pad=1,bias=1");
+  Operator op = ParseOperator("conv2d:N=1,C=32,H=14,W=14,K=64,R=3,S=3,stride=1,pad=1,bias=1");
   Task task = MakeCpuTask(op);
   Json knobs = {{"layout", "NCHWc"}, {"tile_k", {2, 2, 16}}, {"tile_oh", {7, 2}},
                 {"tile_ow", {1, 2, 7}}, {"tile_c", {4, 8}}, {"order", {0, 2, 3, 1, 4}},
@@ -198,7 +198,7 @@ TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
 }
 
 TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
-  CpuOp op = ParseCpuOp("depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=2,pad=1");
+  Operator op = ParseOperator("depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=2,pad=1");
   Task task = MakeCpuTask(op);
   Json knobs = {{"tile_c", {2, 2, 8}}, {"tile_oh", {7, 1}}, {"tile_ow", {1, 1, 7}},
                 {"order", {0, 1, 2, 3, 4}}, {"parallel", "c"}, {"vector_axis", "c"},
@@ -220,7 +220,7 @@ TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
 }
 
 TEST(CpuTemplates, BatchMatmulParallelisesTheBatch) {
-  CpuOp op = ParseCpuOp("batch_matmul:B=4,M=8,N=16,K=32");
+  Operator op = ParseOperator("batch_matmul:B=4,M=8,N=16,K=32");
   Task task = MakeCpuTask(op);
   Json knobs = {{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}}, {"tile_k", {4, 8}},
                 {"inner_axis", "n"}, {"order", {0, 1, 2, 3, 4}}, {"parallel", "bm"},

@@ -1,7 +1,7 @@
 // The run-time loaded CUDA driver: the "no CUDA device" paths (no library, a library that is not
 // a driver, cuInit failing, zero devices, an incomplete driver) through a fake libcuda, and the
 // device query where a real device exists.
-#include "cuda/cuda_driver.h"
+#include "cuda/driver/cuda_driver.h"
 
 #include <gtest/gtest.h>
 

@@ -260,7 +260,7 @@ TEST(GpuBuilderTest, OptionsAndDefaults) {
 
 TEST(GpuBuilderTest, BuildsGeneratedDenseKernels) {
   SKIP_WITHOUT_NVRTC();
-  Task task = MakeGpuTask(ParseCpuOp("dense:M=64,N=128,K=96,bias=1,relu=1"), "test GPU");
+  Task task = MakeGpuTask(ParseOperator("dense:M=64,N=128,K=96,bias=1,relu=1"), "test GPU");
   Rng rng(7);
   std::vector<MeasureInput> inputs;
   for (int i = 0; i < 6; ++i) inputs.push_back({&task, *task.space.SampleValid(rng)});
@@ -304,7 +304,7 @@ TEST(GpuBuilderTest, GeneratedKernelsOfEveryOperatorCompile) {
   GpuBuilder builder(options);
   int built = 0;
   for (const char* op : kOps) {
-    Task task = MakeGpuTask(ParseCpuOp(op), "test GPU");
+    Task task = MakeGpuTask(ParseOperator(op), "test GPU");
     Rng rng(11);
     std::vector<MeasureInput> inputs;
     for (int i = 0; i < 3; ++i) inputs.push_back({&task, *task.space.SampleValid(rng)});
@@ -330,7 +330,7 @@ TEST(GpuBuilderTest, GeneratedKernelsOfEveryOperatorCompile) {
 
 TEST(CompileCudaValidityCheckerTest, ClassifiesConfigurationsByBuilding) {
   SKIP_WITHOUT_NVRTC();
-  Task task = MakeGpuTask(ParseCpuOp("dense:M=32,N=64,K=64"), "test GPU");
+  Task task = MakeGpuTask(ParseOperator("dense:M=32,N=64,K=64"), "test GPU");
   Rng rng(3);
   std::vector<Config> configs;
   for (int i = 0; i < 4; ++i) configs.push_back(*task.space.SampleValid(rng));

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cuda/runner_test_util.h"
-#include "cuda/worker_protocol.h"
+#include "cuda/driver/worker_protocol.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/random.h"
@@ -34,7 +34,7 @@ using cuda_test::StartsWith;
 TEST(GpuWorkerProtocolTest, RequestRoundTrips) {
   cuda::GpuMeasureRequest request;
   request.artifact = "/tmp/k.json";
-  request.op = ParseCpuOp("dense:M=4,N=8,K=16,bias=1");
+  request.op = ParseOperator("dense:M=4,N=8,K=16,bias=1");
   request.warmup = 2;
   request.min_repeats = 5;
   request.min_time_s = 0.25;
@@ -45,7 +45,7 @@ TEST(GpuWorkerProtocolTest, RequestRoundTrips) {
   cuda::GpuMeasureRequest back =
       cuda::GpuMeasureRequestFromJson(Json::parse(GpuMeasureRequestToJson(request).dump()));
   EXPECT_EQ(back.artifact, request.artifact);
-  EXPECT_EQ(CpuOpToString(back.op), CpuOpToString(request.op));
+  EXPECT_EQ(OperatorToString(back.op), OperatorToString(request.op));
   EXPECT_EQ(back.warmup, 2);
   EXPECT_EQ(back.min_repeats, 5);
   EXPECT_DOUBLE_EQ(back.min_time_s, 0.25);
@@ -58,7 +58,7 @@ TEST(GpuWorkerProtocolTest, RequestRoundTrips) {
 TEST(GpuWorkerProtocolTest, BadRequestsNameTheField) {
   cuda::GpuMeasureRequest request;
   request.artifact = "/tmp/k.json";
-  request.op = ParseCpuOp("dense:M=4,N=8,K=16");
+  request.op = ParseOperator("dense:M=4,N=8,K=16");
   const Json good = GpuMeasureRequestToJson(request);
   auto error_of = [](const Json& json) -> std::string {
     try {
@@ -156,7 +156,7 @@ Task DenseTask(const std::string& op_text) {
   Task task;
   task.name = op_text;
   task.device = "gpu";
-  task.description = CpuOpToJson(ParseCpuOp(op_text));
+  task.description = OperatorToJson(ParseOperator(op_text));
   task.description["target"] = "cuda";
   return task;
 }
@@ -546,7 +546,7 @@ TEST_F(GpuDeviceTest, WrongAnswersDoNotCountAndPrepareKernelsRunFirst) {
 }
 
 TEST_F(GpuDeviceTest, DenseTemplateConfigurationsRunCorrectly) {
-  const CpuOp op = ParseCpuOp("dense:M=64,N=512,K=256,bias=1,relu=1");
+  const Operator op = ParseOperator("dense:M=64,N=512,K=256,bias=1,relu=1");
   Task task = MakeGpuTask(op, QueryCudaDevice(0).name);
   Rng rng(3);
   std::vector<MeasureInput> inputs;

@@ -19,7 +19,7 @@
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "gpu/gpu_template_util.h"
+#include "cuda/template_util.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -30,7 +30,7 @@ namespace {
 void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopNest>& nests,
                              const std::vector<std::string>& labels) {
   std::string dir = testing::MakeTempDir("glimpse-gpu-conv-test");
-  Task task = MakeCpuTask(ParseCpuOp(op_text));
+  Task task = MakeCpuTask(ParseOperator(op_text));
   std::vector<KernelSource> sources;
   for (size_t i = 0; i < nests.size(); ++i) {
     std::string symbol = "gpu_sim_" + std::to_string(i);
@@ -65,7 +65,7 @@ void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopN
 // nest must pass ValidateGpuNest and compute the convolution.
 void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint64_t seed,
                                      const std::vector<Json>& extra = {}) {
-  Conv2dShape shape = std::get<Conv2dShape>(ParseCpuOp(op_text));
+  Conv2dShape shape = std::get<Conv2dShape>(ParseOperator(op_text));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   std::vector<Config> configs;
   for (const Json& json : extra) configs.push_back(space.ConfigFromJson(json));
@@ -78,7 +78,7 @@ void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint
   std::vector<std::string> labels;
   for (const Config& config : configs) {
     std::string label = space.ConfigToString(config);
-    LoopNest nest = gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config));
+    LoopNest nest = gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
     EXPECT_NO_THROW(ValidateGpuNest(nest)) << label;
     nests.push_back(std::move(nest));
     labels.push_back(label);
@@ -96,7 +96,7 @@ Json DirectConfig(std::vector<int64_t> f, std::vector<int64_t> y, std::vector<in
 
 TEST(Conv2dGpuTemplateTest, SpaceHasAutoTvmKnobs) {
   ConfigSpace space = gpu::MakeConv2dGpuSpace(
-      std::get<Conv2dShape>(ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1")));
+      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1")));
   for (const char* knob : {"algorithm", "tile_f", "tile_y", "tile_x", "tile_rc", "tile_ry",
                            "tile_rx", "auto_unroll_max_step", "unroll_explicit"}) {
     EXPECT_NO_THROW(space.KnobIndex(knob)) << knob;
@@ -110,7 +110,7 @@ TEST(Conv2dGpuTemplateTest, SpaceHasAutoTvmKnobs) {
 
 TEST(Conv2dGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
   Conv2dShape shape = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   // 32 × 8 × 8 = 2048 threads per block.
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
@@ -126,17 +126,17 @@ TEST(Conv2dGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
                            512, 1);
   EXPECT_TRUE(space.IsValid(space.ConfigFromJson(sane)));
   Config config = space.ConfigFromJson(sane);
-  LoopNest nest = gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config));
+  LoopNest nest = gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
   EXPECT_NO_THROW(ValidateGpuNest(nest));
 }
 
 TEST(Conv2dGpuTemplateTest, NestBindsBlocksThreadsAndPlacesTiles) {
   Conv2dShape shape = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=2,C=8,H=12,W=12,K=16,R=3,S=3,stride=1,pad=1,bias=1,relu=1"));
+      ParseOperator("conv2d:N=2,C=8,H=12,W=12,K=16,R=3,S=3,stride=1,pad=1,bias=1,relu=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({2, 2, 4, 1}, {3, 1, 4, 1}, {1, 2, 3, 2}, {2, 4}, {1, 3}, {3, 1}, 1500, 0));
-  LoopNest nest = gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config));
+  LoopNest nest = gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
   ASSERT_NO_THROW(ValidateGpuNest(nest));
   // N is fused with tile_f's block part into blockIdx.z.
   EXPECT_EQ(nest.FindLoop("n").kind, LoopKind::kBlockZ);
@@ -169,13 +169,13 @@ TEST(Conv2dGpuTemplateTest, NestBindsBlocksThreadsAndPlacesTiles) {
 
 TEST(Conv2dGpuTemplateTest, UnrollKnobsMarkInnerLoops) {
   Conv2dShape shape = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1"));
+      ParseOperator("conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   auto nest_for = [&](int64_t max_step, int64_t explicit_unroll) {
     Config config = space.ConfigFromJson(DirectConfig({2, 1, 4, 2}, {2, 1, 4, 1}, {1, 1, 4, 2},
                                                       {2, 4}, {1, 3}, {1, 3}, max_step,
                                                       explicit_unroll));
-    return gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config));
+    return gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
   };
   LoopNest none = nest_for(0, 0);
   EXPECT_EQ(none.FindLoop("fi").kind, LoopKind::kSerial);
@@ -192,22 +192,22 @@ TEST(Conv2dGpuTemplateTest, UnrollKnobsMarkInnerLoops) {
 
 TEST(Conv2dGpuTemplateTest, ConfigurationBeyondTheLimitsDoesNotInstantiate) {
   Conv2dShape shape = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({1, 1, 1, 64}, {4, 1, 2, 7}, {4, 1, 2, 7}, {64, 1}, {3, 1}, {3, 1}, 0, 0));
-  EXPECT_THROW(gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config)), Error);
+  EXPECT_THROW(gpu::MakeConv2dGpuNest(shape, ConfigView(space, config)), Error);
 }
 
 // The check above can fail: a nest whose epilogue applies a ReLU the layer does not have is a
 // wrong answer.
 TEST(Conv2dGpuTemplateTest, SimulationCatchesAWrongNest) {
   const std::string op = "conv2d:N=1,C=3,H=6,W=6,K=4,R=3,S=3,stride=1,pad=1";
-  Conv2dShape shape = std::get<Conv2dShape>(ParseCpuOp(op));
+  Conv2dShape shape = std::get<Conv2dShape>(ParseOperator(op));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({2, 1, 2, 1}, {2, 1, 3, 1}, {1, 2, 3, 1}, {1, 3}, {3, 1}, {1, 3}, 512, 0));
-  LoopNest nest = gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config));
+  LoopNest nest = gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
   const int out = nest.TensorIndex("O");
   int stores = 0;
   std::function<void(std::vector<Node>&)> add_relu = [&](std::vector<Node>& nodes) {
@@ -223,7 +223,7 @@ TEST(Conv2dGpuTemplateTest, SimulationCatchesAWrongNest) {
   add_relu(nest.body);
   ASSERT_EQ(stores, 1);
   std::string dir = testing::MakeTempDir("glimpse-gpu-conv-test");
-  Task task = MakeCpuTask(ParseCpuOp(op));
+  Task task = MakeCpuTask(ParseOperator(op));
   CpuBuilderOptions build;
   build.work_dir = dir;
   build.flags = {"-O1", "-fPIC", "-shared", "-fopenmp", "-std=c++17", "-w"};
@@ -242,12 +242,12 @@ TEST(Conv2dGpuTemplateTest, SimulationCatchesAWrongNest) {
 
 TEST(Conv2dGpuTemplateTest, CudaKernelLaunchesTheTiling) {
   Conv2dShape shape = std::get<Conv2dShape>(
-      ParseCpuOp("conv2d:N=2,C=8,H=12,W=12,K=16,R=3,S=3,stride=1,pad=1,bias=1,relu=1"));
+      ParseOperator("conv2d:N=2,C=8,H=12,W=12,K=16,R=3,S=3,stride=1,pad=1,bias=1,relu=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({2, 2, 4, 1}, {3, 1, 4, 1}, {1, 2, 3, 2}, {2, 4}, {1, 3}, {3, 1}, 1500, 1));
   CudaKernel kernel =
-      EmitCuda(gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config)), "conv");
+      EmitCuda(gpu::MakeConv2dGpuNest(shape, ConfigView(space, config)), "conv");
   EXPECT_EQ(kernel.launch.grid, (std::array<int64_t, 3>{1, 3, 2 * 2}));
   EXPECT_EQ(kernel.launch.block, (std::array<int64_t, 3>{3, 4, 4}));
   EXPECT_EQ(kernel.static_shared_bytes, 4 * (4 * 6 * 12 + 8 * 4 * 3 * 1));
@@ -273,7 +273,7 @@ TEST(Conv2dGpuTemplateTest, ResNet18ConfigurationsLowerToCuda) {
         config = *space.SampleValid(rng);
       }
       std::string label = layer.name + " " + space.ConfigToString(config);
-      LoopNest nest = gpu::MakeConv2dGpuNest(*shape, gpu::ConfigView(space, config));
+      LoopNest nest = gpu::MakeConv2dGpuNest(*shape, ConfigView(space, config));
       ASSERT_NO_THROW(ValidateGpuNest(nest)) << label;
       CudaKernel kernel = EmitCuda(nest, "conv");
       EXPECT_LE(kernel.launch.ThreadsPerBlock(), gpu::kMaxThreadsPerBlock) << label;
@@ -314,13 +314,13 @@ void ExpectNvrtcCompiles(const LoopNest& nest, const std::string& arch, const st
 TEST(Conv2dGpuTemplateTest, NvrtcCompilesSmallShapes) {
   if (!NvrtcAvailable()) GTEST_SKIP() << "NVRTC not available in this build";
   const std::string op = "conv2d:N=2,C=5,H=9,W=11,K=6,R=3,S=3,stride=2,pad=1,bias=1,relu=1";
-  Conv2dShape shape = std::get<Conv2dShape>(ParseCpuOp(op));
+  Conv2dShape shape = std::get<Conv2dShape>(ParseOperator(op));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Rng rng(21);
   for (const std::string& arch : TestArchs()) {
     for (int i = 0; i < 2; ++i) {
       Config config = *space.SampleValid(rng);
-      ExpectNvrtcCompiles(gpu::MakeConv2dGpuNest(shape, gpu::ConfigView(space, config)), arch,
+      ExpectNvrtcCompiles(gpu::MakeConv2dGpuNest(shape, ConfigView(space, config)), arch,
                           op + " " + space.ConfigToString(config));
     }
   }
@@ -336,14 +336,14 @@ TEST(Conv2dGpuTemplateTest, NvrtcCompilesResNet18Layers) {
   std::set<std::string> seen;
   for (const ModelLayer& layer : ZooModel("resnet18")) {
     const auto* shape = std::get_if<Conv2dShape>(&layer.op);
-    if (shape == nullptr || !seen.insert(CpuOpToString(layer.op)).second) continue;
+    if (shape == nullptr || !seen.insert(OperatorToString(layer.op)).second) continue;
     ConfigSpace space = gpu::MakeConv2dGpuSpace(*shape);
     Config config = *space.SampleValid(rng);
     // Direct configurations (winograd's are tested in winograd_gpu_test.cc with its knobs).
     while (space.ConfigToJson(config).at("algorithm") != "direct") {
       config = *space.SampleValid(rng);
     }
-    ExpectNvrtcCompiles(gpu::MakeConv2dGpuNest(*shape, gpu::ConfigView(space, config)),
+    ExpectNvrtcCompiles(gpu::MakeConv2dGpuNest(*shape, ConfigView(space, config)),
                         archs[compiled % archs.size()],
                         layer.name + " " + space.ConfigToString(config));
     ++compiled;

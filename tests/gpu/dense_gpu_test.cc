@@ -28,7 +28,7 @@ class DenseGpuTest : public ::testing::Test {
   // C++ emitter; every one must match the reference.
   void ExpectCpuSimulationOk(const std::string& op_text, std::vector<Json> configs, int random,
                              uint64_t seed) {
-    const CpuOp op = ParseCpuOp(op_text);
+    const Operator op = ParseOperator(op_text);
     const Task gpu_task = MakeGpuTask(op, "test GPU");
     const Task cpu_task = MakeCpuTask(op);  // the runner's reference and data come from the op
     Rng rng(seed);
@@ -86,7 +86,7 @@ TEST_F(DenseGpuTest, BatchMatmulNestsComputeTheReferenceOnTheCpu) {
 
 TEST(DenseGpuSpace, ResNetFcHasASensibleSpace) {
   // ResNet-18's classifier: one row, so only N and K are tiled.
-  const CpuOp op = ParseCpuOp("dense:M=1,N=1000,K=512,bias=1");
+  const Operator op = ParseOperator("dense:M=1,N=1000,K=512,bias=1");
   Task task = MakeGpuTask(op, "test GPU");
   EXPECT_EQ(task.description.at("target"), "cuda");
   EXPECT_EQ(task.device, "test GPU");
@@ -110,7 +110,7 @@ TEST(DenseGpuSpace, ResNetFcHasASensibleSpace) {
 }
 
 TEST(DenseGpuSpace, RestrictionsKeepLaunchesWithinTheLimits) {
-  const CpuOp op = ParseCpuOp("dense:M=256,N=256,K=256");
+  const Operator op = ParseOperator("dense:M=256,N=256,K=256");
   ConfigSpace space = MakeGpuSpace(op);
   // 32 × 64 threads: out of the space, and refused by the template if asked anyway.
   Json big = {{"tile_m", {8, 1, 32, 1}}, {"tile_n", {4, 1, 64, 1}}, {"tile_k", {16, 16}},
@@ -131,7 +131,7 @@ TEST(DenseGpuSpace, RestrictionsKeepLaunchesWithinTheLimits) {
 }
 
 TEST(DenseGpuSpace, CachedTilesAndVectorLoadsShowInTheCode) {
-  const CpuOp op = ParseCpuOp("dense:M=64,N=64,K=64,bias=1,relu=1");
+  const Operator op = ParseOperator("dense:M=64,N=64,K=64,bias=1,relu=1");
   ConfigSpace space = MakeGpuSpace(op);
   Json json = {{"tile_m", {4, 1, 8, 2}}, {"tile_n", {2, 2, 8, 2}}, {"tile_k", {4, 16}},
                {"cache", 1}, {"vector_load", 4}, {"vectorize", 1},
@@ -152,7 +152,7 @@ TEST(DenseGpuSpace, CachedTilesAndVectorLoadsShowInTheCode) {
 }
 
 TEST(DenseGpuSpace, AutoUnrollUnrollsTheReductionTileWithinTheStep) {
-  const CpuOp op = ParseCpuOp("dense:M=8,N=8,K=32");
+  const Operator op = ParseOperator("dense:M=8,N=8,K=32");
   ConfigSpace space = MakeGpuSpace(op);
   // An accumulator of 2 × 2 per thread and k1 = 8: 32 iterations of the inner body.
   auto k1_kind = [&](int64_t step) {
@@ -181,7 +181,7 @@ TEST(DenseGpuSpace, KernelsCompileWithNvrtc) {
   for (const Case& c : {Case{"dense:M=1,N=1000,K=512,bias=1", 1},
                         Case{"dense:M=64,N=96,K=80,relu=1", 2},
                         Case{"batch_matmul:B=12,M=128,N=128,K=64", 3}}) {
-    const CpuOp op = ParseCpuOp(c.op);
+    const Operator op = ParseOperator(c.op);
     ConfigSpace space = MakeGpuSpace(op);
     Rng rng(c.seed);
     for (const std::string arch : {"sm_75", "sm_80", "sm_90"}) {

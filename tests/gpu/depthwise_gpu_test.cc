@@ -17,7 +17,7 @@
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "gpu/gpu_template_util.h"
+#include "cuda/template_util.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -28,7 +28,7 @@ namespace {
 void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopNest>& nests,
                              const std::vector<std::string>& labels) {
   std::string dir = testing::MakeTempDir("glimpse-gpu-depthwise-test");
-  Task task = MakeCpuTask(ParseCpuOp(op_text));
+  Task task = MakeCpuTask(ParseOperator(op_text));
   std::vector<KernelSource> sources;
   for (size_t i = 0; i < nests.size(); ++i) {
     std::string symbol = "gpu_sim_" + std::to_string(i);
@@ -61,7 +61,7 @@ void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopN
 
 void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint64_t seed,
                                      const std::vector<Json>& extra = {}) {
-  DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(ParseCpuOp(op_text));
+  DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(ParseOperator(op_text));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   std::vector<Config> configs;
   for (const Json& json : extra) configs.push_back(space.ConfigFromJson(json));
@@ -71,7 +71,7 @@ void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint
   std::vector<std::string> labels;
   for (const Config& config : configs) {
     std::string label = space.ConfigToString(config);
-    LoopNest nest = gpu::MakeDepthwiseGpuNest(shape, gpu::ConfigView(space, config));
+    LoopNest nest = gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, config));
     EXPECT_NO_THROW(ValidateGpuNest(nest)) << label;
     nests.push_back(std::move(nest));
     labels.push_back(label);
@@ -87,7 +87,7 @@ Json DepthwiseConfig(std::vector<int64_t> c, std::vector<int64_t> y, std::vector
 
 TEST(DepthwiseGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
   DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(
-      ParseCpuOp("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"));
+      ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   // 2 × 16 × 56 = 1792 threads per block.
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
@@ -104,11 +104,11 @@ TEST(DepthwiseGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators)
 
 TEST(DepthwiseGpuTemplateTest, NestBindsBlocksThreadsAndCachesTheWindow) {
   DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(
-      ParseCpuOp("depthwise_conv2d:N=2,C=8,H=12,W=12,R=3,S=3,stride=2,pad=1,bias=1"));
+      ParseOperator("depthwise_conv2d:N=2,C=8,H=12,W=12,R=3,S=3,stride=2,pad=1,bias=1"));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   Json json = DepthwiseConfig({2, 2, 2, 1}, {2, 1, 3, 1}, {1, 1, 3, 2}, 1, 1500);
   LoopNest cached = gpu::MakeDepthwiseGpuNest(shape,
-                                              gpu::ConfigView(space, space.ConfigFromJson(json)));
+                                              ConfigView(space, space.ConfigFromJson(json)));
   ASSERT_NO_THROW(ValidateGpuNest(cached));
   EXPECT_EQ(cached.FindLoop("n").kind, LoopKind::kBlockZ);
   EXPECT_EQ(cached.FindLoop("bc").kind, LoopKind::kBlockZ);
@@ -128,7 +128,7 @@ TEST(DepthwiseGpuTemplateTest, NestBindsBlocksThreadsAndCachesTheWindow) {
   json["cache_input"] = 0;
   json["auto_unroll_max_step"] = 0;
   LoopNest direct = gpu::MakeDepthwiseGpuNest(shape,
-                                              gpu::ConfigView(space, space.ConfigFromJson(json)));
+                                              ConfigView(space, space.ConfigFromJson(json)));
   ASSERT_NO_THROW(ValidateGpuNest(direct));
   EXPECT_THROW(direct.TensorIndex("AA"), Error);
   EXPECT_EQ(direct.FindLoop("xi").kind, LoopKind::kSerial);
@@ -136,18 +136,18 @@ TEST(DepthwiseGpuTemplateTest, NestBindsBlocksThreadsAndCachesTheWindow) {
 
 TEST(DepthwiseGpuTemplateTest, CudaKernelLaunchesTheTiling) {
   DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(
-      ParseCpuOp("depthwise_conv2d:N=2,C=8,H=12,W=12,R=3,S=3,stride=2,pad=1,bias=1"));
+      ParseOperator("depthwise_conv2d:N=2,C=8,H=12,W=12,R=3,S=3,stride=2,pad=1,bias=1"));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   Json json = DepthwiseConfig({2, 2, 2, 1}, {2, 1, 3, 1}, {1, 1, 3, 2}, 1, 1500);
   CudaKernel kernel = EmitCuda(
-      gpu::MakeDepthwiseGpuNest(shape, gpu::ConfigView(space, space.ConfigFromJson(json))), "dw");
+      gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json))), "dw");
   EXPECT_EQ(kernel.launch.grid, (std::array<int64_t, 3>{1, 2, 2 * 2}));
   EXPECT_EQ(kernel.launch.block, (std::array<int64_t, 3>{3, 3, 2}));
   EXPECT_EQ(kernel.static_shared_bytes, 4 * 4 * 7 * 13);
   EXPECT_NE(kernel.code.find("__syncthreads"), std::string::npos);
   json["cache_input"] = 0;
   kernel = EmitCuda(
-      gpu::MakeDepthwiseGpuNest(shape, gpu::ConfigView(space, space.ConfigFromJson(json))), "dw");
+      gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json))), "dw");
   EXPECT_EQ(kernel.static_shared_bytes, 0);
 }
 
@@ -163,19 +163,19 @@ TEST(DepthwiseGpuTemplateTest, NvrtcCompilesMobileNetV2Layers) {
   }
   if (archs.size() == 4) archs.erase(archs.begin() + 1);
   ASSERT_FALSE(archs.empty());
-  std::vector<CpuOp> ops = {
-      ParseCpuOp("depthwise_conv2d:N=2,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1")};
+  std::vector<Operator> ops = {
+      ParseOperator("depthwise_conv2d:N=2,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1")};
   std::set<std::string> seen;
   for (const ModelLayer& layer : ZooModel("mobilenet_v2")) {
     if (std::holds_alternative<DepthwiseConv2dShape>(layer.op) &&
-        seen.insert(CpuOpToString(layer.op)).second) {
+        seen.insert(OperatorToString(layer.op)).second) {
       ops.push_back(layer.op);
     }
   }
   EXPECT_GE(ops.size(), 6u);
   Rng rng(8);
   size_t compiled = 0;
-  for (const CpuOp& op : ops) {
+  for (const Operator& op : ops) {
     const auto& shape = std::get<DepthwiseConv2dShape>(op);
     ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
     // Per-thread tiles of at most 16 outputs: the largest fully unrolled ones take NVRTC up to a
@@ -190,10 +190,10 @@ TEST(DepthwiseGpuTemplateTest, NvrtcCompilesMobileNetV2Layers) {
       }
       if (tile <= 16) break;
     }
-    std::string label = CpuOpToString(op) + " " + space.ConfigToString(config);
+    std::string label = OperatorToString(op) + " " + space.ConfigToString(config);
     const std::string& arch = archs[compiled++ % archs.size()];
     CudaKernel kernel =
-        EmitCuda(gpu::MakeDepthwiseGpuNest(shape, gpu::ConfigView(space, config)), "dw");
+        EmitCuda(gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, config)), "dw");
     CudaCompileResult result = CompileCuda(kernel.code, arch);
     ASSERT_TRUE(result.ok) << label << " " << arch << "\n" << result.log;
     ASSERT_EQ(result.resources.count("dw"), 1u) << result.log;

@@ -14,20 +14,20 @@
 #include <string>
 #include <vector>
 
-#include "cpu/reference.h"
+#include "glimpse/reference.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "gpu/gpu_template_util.h"
+#include "cuda/template_util.h"
 #include "test_paths.h"
 
 namespace glimpse {
 namespace {
 
-Conv2dShape Shape(const std::string& text) { return std::get<Conv2dShape>(ParseCpuOp(text)); }
+Conv2dShape Shape(const std::string& text) { return std::get<Conv2dShape>(ParseOperator(text)); }
 
 // `count` random valid winograd configurations of the space of MakeGpuSpace(op).
 std::vector<Config> SampleWinograd(const ConfigSpace& space, int count, uint64_t seed) {
@@ -46,7 +46,7 @@ std::vector<Config> SampleWinograd(const ConfigSpace& space, int count, uint64_t
 void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopNest>& nests,
                              const std::vector<std::string>& labels) {
   std::string dir = testing::MakeTempDir("glimpse-gpu-winograd-test");
-  Task task = MakeCpuTask(ParseCpuOp(op_text));
+  Task task = MakeCpuTask(ParseOperator(op_text));
   std::vector<KernelSource> sources;
   for (size_t i = 0; i < nests.size(); ++i) {
     std::string symbol = "wino_sim_" + std::to_string(i);
@@ -80,7 +80,7 @@ void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopN
 // Random winograd configurations of `op_text` (plus `extra` as JSON) run on the CPU.
 void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint64_t seed,
                                      const std::vector<Json>& extra = {}) {
-  const CpuOp op = ParseCpuOp(op_text);
+  const Operator op = ParseOperator(op_text);
   ConfigSpace space = MakeGpuSpace(op);
   std::vector<Config> configs = SampleWinograd(space, count, seed);
   for (const Json& json : extra) {
@@ -158,7 +158,7 @@ TEST(WinogradGpuTemplateTest, AppliesToThreeByThreeStrideOneOnly) {
 }
 
 TEST(WinogradGpuTemplateTest, SpaceOffersBothAlgorithmsWhereWinogradApplies) {
-  const CpuOp op = ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
+  const Operator op = ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
   ConfigSpace space = MakeGpuSpace(op);
   const Knob& algorithm = space.knobs()[space.KnobIndex("algorithm")];
   ASSERT_EQ(algorithm.size(), 2u);
@@ -174,7 +174,7 @@ TEST(WinogradGpuTemplateTest, SpaceOffersBothAlgorithmsWhereWinogradApplies) {
     EXPECT_EQ(parts[0] * parts[1] * parts[2] * parts[3], 28);
   }
   // A stride-2 layer keeps the direct space as it is.
-  const CpuOp strided = ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=128,R=3,S=3,stride=2,pad=1");
+  const Operator strided = ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=128,R=3,S=3,stride=2,pad=1");
   ConfigSpace direct = MakeGpuSpace(strided);
   EXPECT_EQ(direct.knobs()[direct.KnobIndex("algorithm")].size(), 1u);
   EXPECT_THROW(direct.KnobIndex("tile_th"), Error);
@@ -188,7 +188,7 @@ Config WinogradConfig(const ConfigSpace& space, const Json& knobs) {
 }
 
 TEST(WinogradGpuTemplateTest, SpaceRestrictsThreadsAccumulatorsAndSharedMemory) {
-  const CpuOp op = ParseCpuOp("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
+  const Operator op = ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1");
   ConfigSpace space = MakeGpuSpace(op);
   const Json sane = {{"tile_f", {4, 2, 8, 1}},
                      {"tile_th", {7, 1, 4, 1}},
@@ -224,7 +224,7 @@ TEST(WinogradGpuTemplateTest, SpaceRestrictsThreadsAccumulatorsAndSharedMemory) 
 TEST(WinogradGpuTemplateTest, NestHasLiteralTablesPrepareAndGuardedStoresWhereOdd) {
   for (const char* text : {"conv2d:N=1,C=8,H=7,W=7,K=8,R=3,S=3,pad=1,bias=1",
                            "conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,pad=1,bias=1"}) {
-    const CpuOp op = ParseCpuOp(text);
+    const Operator op = ParseOperator(text);
     ConfigSpace space = MakeGpuSpace(op);
     Config config = SampleWinograd(space, 1, 3).front();
     LoopNest nest = MakeGpuNest(op, space, config);
@@ -251,7 +251,7 @@ TEST(WinogradGpuTemplateTest, RefusesShapesAndSpacesItDoesNotApplyTo) {
   Rng rng(1);
   Config config = *space.SampleValid(rng);
   try {
-    gpu::MakeWinogradGpuNest(Shape(strided), gpu::ConfigView(space, config));
+    gpu::MakeWinogradGpuNest(Shape(strided), ConfigView(space, config));
     FAIL() << "winograd instantiated for a stride-2 layer";
   } catch (const Error& e) {
     std::string message = e.what();
@@ -288,7 +288,7 @@ TEST(WinogradGpuTemplateTest, SimulationMatchesReferenceSmallResNetLike) {
 // The smallest rtol under which the CPU run of `nest` passes the reference rule of
 // docs/cpu-tuning.md (inputs uniform in [−1, 1]); the runner uses 1e-3.
 double SmallestPassingRtol(const std::string& op_text, const LoopNest& nest) {
-  const CpuOp op = ParseCpuOp(op_text);
+  const Operator op = ParseOperator(op_text);
   std::string dir = testing::MakeTempDir("glimpse-winograd-rounding");
   CpuBuilderOptions options;
   options.work_dir = dir;
@@ -309,7 +309,7 @@ double SmallestPassingRtol(const std::string& op_text, const LoopNest& nest) {
   std::mt19937 generator(5);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   std::vector<std::vector<float>> inputs;
-  for (const std::vector<int64_t>& shape : CpuOpInputShapes(op)) {
+  for (const std::vector<int64_t>& shape : OperatorInputShapes(op)) {
     int64_t count = 1;
     for (int64_t d : shape) count *= d;
     inputs.emplace_back(count);
@@ -328,12 +328,12 @@ double SmallestPassingRtol(const std::string& op_text, const LoopNest& nest) {
   kernel(pointers.data(), out.data());
   dlclose(library);
   std::filesystem::remove_all(dir);
-  const cpu::ReferenceResult reference = cpu::ComputeReference(op, inputs);
+  const ReferenceResult reference = ComputeReference(op, inputs);
   double lo = 1e-9, hi = 1.0;  // bisection in log scale: hi passes, lo does not
   for (int i = 0; i < 40; ++i) {
     const double mid = std::sqrt(lo * hi);
-    const bool pass = cpu::FirstMismatch(reference, out.data(), static_cast<int64_t>(out.size()),
-                                         CpuOpReductionLength(op), mid) < 0;
+    const bool pass = FirstMismatch(reference, out.data(), static_cast<int64_t>(out.size()),
+                                         OperatorReductionLength(op), mid) < 0;
     (pass ? hi : lo) = mid;
   }
   return hi;
@@ -343,7 +343,7 @@ double SmallestPassingRtol(const std::string& op_text, const LoopNest& nest) {
 // ResNet-18's longest reduction (C = 512): the figures of docs/gpu-tuning.md ("Rounding").
 TEST(WinogradGpuTemplateTest, RoundingIsFarBelowTheRunnersTolerance) {
   const std::string text = "conv2d:N=1,C=512,H=7,W=7,K=16,R=3,S=3,stride=1,pad=1";
-  const CpuOp op = ParseCpuOp(text);
+  const Operator op = ParseOperator(text);
   ConfigSpace space = MakeGpuSpace(op);
   const double winograd =
       SmallestPassingRtol(text, MakeGpuNest(op, space, SampleWinograd(space, 1, 37).front()));
@@ -385,7 +385,7 @@ void ExpectNvrtcCompiles(const LoopNest& nest, const std::string& arch, const st
 TEST(WinogradGpuTemplateTest, NvrtcCompilesSmallShapes) {
   if (!NvrtcAvailable()) GTEST_SKIP() << "NVRTC not available in this build";
   const std::string text = "conv2d:N=2,C=5,H=9,W=7,K=6,R=3,S=3,stride=1,pad=1,bias=1,relu=1";
-  const CpuOp op = ParseCpuOp(text);
+  const Operator op = ParseOperator(text);
   ConfigSpace space = MakeGpuSpace(op);
   std::vector<Config> configs = SampleWinograd(space, 6, 23);
   std::vector<std::string> archs = TestArchs();
@@ -406,7 +406,7 @@ TEST(WinogradGpuTemplateTest, NvrtcCompilesResNet18Layers) {
   for (const ModelLayer& layer : ZooModel("resnet18")) {
     const auto* shape = std::get_if<Conv2dShape>(&layer.op);
     if (shape == nullptr || !gpu::Conv2dWinogradApplies(*shape) ||
-        !seen.insert(CpuOpToString(layer.op)).second) {
+        !seen.insert(OperatorToString(layer.op)).second) {
       continue;
     }
     ConfigSpace space = MakeGpuSpace(layer.op);

@@ -12,8 +12,8 @@
 #include "glimpse/random.h"
 #include "hwaware/acquisition_internal.h"
 #include "hwaware/prior_internal.h"
-#include "hwaware_training/acquisition_torch.h"
-#include "hwaware_training/prior_torch.h"
+#include "hwaware/training/acquisition_torch.h"
+#include "hwaware/training/prior_torch.h"
 
 namespace glimpse {
 namespace {

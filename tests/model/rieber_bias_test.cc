@@ -6,7 +6,7 @@
 #include <set>
 
 #include "model/rieber_init.h"
-#include "model/sa_optimizer.h"
+#include "glimpse/model_search.h"
 #include "model_fixtures.h"
 
 namespace glimpse {

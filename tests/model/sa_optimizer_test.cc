@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "model/sa_optimizer.h"
+#include "glimpse/model_search.h"
 #include "model_fixtures.h"
 
 namespace glimpse {

@@ -21,7 +21,7 @@ struct ModelFlags {
 };
 
 // "" when the operator has a CPU template, else why not ("no CPU template for … yet").
-std::string TemplateProblem(const CpuOp& op) {
+std::string TemplateProblem(const Operator& op) {
   try {
     MakeCpuSpace(op);
     return "";
@@ -81,12 +81,12 @@ void RunShow(const ModelFlags& flags) {
     out["layers"] = Json::array();
     for (const ModelLayer& layer : layers) {
       out["layers"].push_back(
-          {{"name", layer.name}, {"op", CpuOpToString(layer.op)}, {"flops", CpuOpFlops(layer.op)}});
+          {{"name", layer.name}, {"op", OperatorToString(layer.op)}, {"flops", OperatorFlops(layer.op)}});
     }
     out["tasks"] = Json::array();
     for (const ModelTask& task : tasks) {
       std::string problem = TemplateProblem(task.op);
-      Json row = {{"op", task.op_text},         {"operator", CpuOpName(task.op)},
+      Json row = {{"op", task.op_text},         {"operator", OperatorName(task.op)},
                   {"weight", task.weight},      {"layers", task.layers},
                   {"flops", task.Flops()},      {"total_flops", task.TotalFlops()},
                   {"template", problem.empty()}};
@@ -103,7 +103,7 @@ void RunShow(const ModelFlags& flags) {
   layer_table.AlignLeft({"layer", "operator"});
   for (size_t i = 0; i < layers.size(); ++i) {
     layer_table.AddRow({std::to_string(i + 1), layers[i].name,
-                        CompactOp(CpuOpToString(layers[i].op)), Mflop(CpuOpFlops(layers[i].op))});
+                        CompactOp(OperatorToString(layers[i].op)), Mflop(OperatorFlops(layers[i].op))});
   }
   layer_table.Print(std::cout);
 

@@ -57,7 +57,7 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model)
   std::vector<ModelLayer> layers;
   for (size_t i = 0; i < flags.ops.size(); ++i) {
     try {
-      layers.push_back({"op" + std::to_string(i + 1), ParseCpuOp(flags.ops[i])});
+      layers.push_back({"op" + std::to_string(i + 1), ParseOperator(flags.ops[i])});
     } catch (const Error& error) {
       throw Error("--op '" + flags.ops[i] + "': " + error.what());
     }

@@ -173,7 +173,7 @@ Json CpuReportToJson(const CpuTuneReport& report) {
   for (const CpuTaskOutcome& outcome : report.tasks) {
     Json task;
     task["op"] = outcome.task.op_text;
-    task["operator"] = CpuOpName(outcome.task.op);
+    task["operator"] = OperatorName(outcome.task.op);
     task["status"] = outcome.Status();
     task["weight"] = outcome.task.weight;
     task["layers"] = outcome.task.layers;

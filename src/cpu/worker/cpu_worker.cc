@@ -3,7 +3,7 @@
 //
 // Protocol (one JSON object per line): the worker prints {"ready": true} once started; then for
 // each request line
-//   {"artifact": "/path/unit.so:symbol", "op": {CpuOpToJson…}, "warmup": 1, "min_repeats": 3,
+//   {"artifact": "/path/unit.so:symbol", "op": {OperatorToJson…}, "warmup": 1, "min_repeats": 3,
 //    "min_time_s": 0.05, "max_repeats": 200, "flush_bytes": 67108864, "rtol": 0.001,
 //    "seed": 1}
 // it answers {"status": "ok" | "wrong-answer" | "runtime-device", "samples": [s, …],
@@ -29,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/reference.h"
-#include "glimpse/cpu.h"
+#include "glimpse/reference.h"
+#include "glimpse/ops.h"
 #include "glimpse/error.h"
 
 namespace glimpse::cpu {
@@ -52,14 +52,14 @@ struct Data {
   int64_t output_count = 0;
 };
 
-void Prepare(Data& data, const CpuOp& op, uint64_t seed) {
-  std::string key = CpuOpToString(op) + "#" + std::to_string(seed);
+void Prepare(Data& data, const Operator& op, uint64_t seed) {
+  std::string key = OperatorToString(op) + "#" + std::to_string(seed);
   if (data.key == key) return;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   data.inputs.clear();
   data.pointers.clear();
-  for (const auto& shape : CpuOpInputShapes(op)) {
+  for (const auto& shape : OperatorInputShapes(op)) {
     int64_t count = 1;
     for (int64_t d : shape) count *= d;
     std::vector<float> values(count);
@@ -81,7 +81,7 @@ void Flush(std::vector<char>& buffer, int round) {
 }
 
 Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
-  CpuOp op = CpuOpFromJson(request.at("op"));
+  Operator op = OperatorFromJson(request.at("op"));
   Prepare(data, op, request.value("seed", uint64_t{1}));
   size_t flush_bytes = request.value("flush_bytes", int64_t{0}) > 0
                            ? static_cast<size_t>(request["flush_bytes"].get<int64_t>())
@@ -130,7 +130,7 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
     // outside the timed region.
     std::vector<const float*> constants = data.pointers;
     for (size_t i = 0; i < constants.size(); ++i) {
-      if (!CpuOpInputIsConstant(op, static_cast<int>(i))) constants[i] = nullptr;
+      if (!OperatorInputIsConstant(op, static_cast<int>(i))) constants[i] = nullptr;
     }
     prepare(constants.data(), prepared.get());
     pointers.push_back(prepared.get());
@@ -140,7 +140,7 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
   std::vector<float> output(data.output_count, std::numeric_limits<float>::quiet_NaN());
   kernel(pointers.data(), output.data());
   int64_t bad = FirstMismatch(data.reference, output.data(), data.output_count,
-                              CpuOpReductionLength(op), request.value("rtol", 1e-3));
+                              OperatorReductionLength(op), request.value("rtol", 1e-3));
   if (bad >= 0) {
     dlclose(library);
     std::ostringstream error;

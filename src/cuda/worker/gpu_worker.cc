@@ -1,9 +1,9 @@
 // glimpse_gpu_worker — the process in which GpuRunner runs candidate CUDA kernels, so that a GPU
 // fault (which leaves the CUDA context unusable) or a hang takes down this process and never the
-// tuner. The protocol is in cuda/worker_protocol.h. Arguments: --device N (default 0).
+// tuner. The protocol is in cuda/driver/worker_protocol.h. Arguments: --device N (default 0).
 //
 // Per operator and seed the worker keeps, on the device, the inputs (uniform in [-1, 1], drawn as
-// CpuRunner's worker draws them) and, on the host, the CPU reference of src/cpu/reference.h. Per
+// CpuRunner's worker draws them) and, on the host, the CPU reference of glimpse/reference.h. Per
 // candidate: load the CUBIN, fill the prepared buffer and the output with NaN (0xff bytes), run
 // the prepare kernel once, run the kernel once and compare the output with the reference, then
 // warm up and time runs with CUDA events around the kernel launch alone; the L2 flush (a memset
@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "cpu/reference.h"
-#include "cuda/cuda_driver.h"
-#include "cuda/worker_protocol.h"
+#include "glimpse/reference.h"
+#include "cuda/driver/cuda_driver.h"
+#include "cuda/driver/worker_protocol.h"
 #include "glimpse/error.h"
 
 namespace glimpse::cuda {
@@ -106,8 +106,8 @@ class Worker {
   }
 
   // Inputs on the device and the reference, for the request's operator and seed.
-  void PrepareData(const CpuOp& op, uint64_t seed) {
-    std::string key = CpuOpToString(op) + "#" + std::to_string(seed);
+  void PrepareData(const Operator& op, uint64_t seed) {
+    std::string key = OperatorToString(op) + "#" + std::to_string(seed);
     if (key == data_key_) return;
     for (CUdeviceptr& input : inputs_) Free(input);
     inputs_.clear();
@@ -116,14 +116,14 @@ class Worker {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::vector<std::vector<float>> host;
-    for (const auto& shape : CpuOpInputShapes(op)) {
+    for (const auto& shape : OperatorInputShapes(op)) {
       int64_t count = 1;
       for (int64_t d : shape) count *= d;
       std::vector<float> values(static_cast<size_t>(count));
       for (float& v : values) v = uniform(rng);
       host.push_back(std::move(values));
     }
-    reference_ = cpu::ComputeReference(op, host);
+    reference_ = ComputeReference(op, host);
     for (const auto& values : host) {
       CUdeviceptr pointer = Allocate(values.size() * sizeof(float));
       inputs_.push_back(pointer);
@@ -153,7 +153,7 @@ class Worker {
     } catch (const Error& error) {
       throw Failure{"runtime-device", error.what(), false};
     }
-    const int num_inputs = static_cast<int>(CpuOpInputShapes(request.op).size());
+    const int num_inputs = static_cast<int>(OperatorInputShapes(request.op).size());
     if (artifact.num_inputs != num_inputs) {
       throw Failure{"runtime-device",
                     request.artifact + ": the kernel takes " + std::to_string(artifact.num_inputs) +
@@ -198,7 +198,7 @@ class Worker {
       // outside the timed region.
       std::vector<CUdeviceptr> prepare_arguments = arguments;
       for (int i = 0; i < num_inputs; ++i) {
-        if (!CpuOpInputIsConstant(request.op, i)) prepare_arguments[i] = 0;
+        if (!OperatorInputIsConstant(request.op, i)) prepare_arguments[i] = 0;
       }
       prepare_arguments.push_back(prepared);
       Launch(prepare, artifact.prepare_grid, artifact.prepare_block, prepare_arguments,
@@ -215,8 +215,8 @@ class Worker {
     Call(api_.CtxSynchronize(), "cuCtxSynchronize (after the kernel)");
     std::vector<float> output(static_cast<size_t>(output_count_));
     Call(api_.MemcpyDtoH(output.data(), output_, output_bytes), "cuMemcpyDtoH");
-    int64_t bad = cpu::FirstMismatch(reference_, output.data(), output_count_,
-                                     CpuOpReductionLength(request.op), request.rtol);
+    int64_t bad = FirstMismatch(reference_, output.data(), output_count_,
+                                     OperatorReductionLength(request.op), request.rtol);
     if (bad >= 0) {
       std::ostringstream error;
       error << "output element " << bad << " is " << output[bad] << ", expected "
@@ -270,7 +270,7 @@ class Worker {
   std::vector<CUdeviceptr> inputs_;
   CUdeviceptr output_ = 0;
   int64_t output_count_ = 0;
-  cpu::ReferenceResult reference_;
+  ReferenceResult reference_;
   CUdeviceptr flush_ = 0;
   size_t flush_size_ = 0;
 };

@@ -1,0 +1,86 @@
+// glimpse/ops.h — the operators glimpse tunes, described independently of any device: their
+// shapes, the "op:field=value,…" syntax and JSON, sizes and FLOPs, and the order of their inputs
+// (the kernel ABI every backend's generated kernels follow). Their plain reference implementations
+// are in glimpse/reference.h; their schedules are the backends' templates (glimpse/cpu.h,
+// glimpse/gpu.h).
+//
+// Units: sizes in elements unless a name says otherwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "glimpse/json.h"
+
+namespace glimpse {
+
+// ---- Shapes
+//
+// Each operator's inputs, in the order every backend's kernels take them, are listed in its
+// shape's comment: A, B, bias (dense, batch_matmul); input, weight, bias (conv2d,
+// depthwise_conv2d); bias only when bias=1.
+
+// C[M,N] = A[M,K] · B[N,K]ᵀ (+ bias[N]) (then ReLU).
+struct DenseShape {
+  int64_t m = 1, n = 1, k = 1;
+  bool bias = false, relu = false;
+};
+
+// out[N,K,OH,OW] = Σ_{c,r,s} in[N,C,oh·stride + r·dilation − pad, ow·stride + s·dilation − pad]
+//                  · weight[K,C,R,S] (+ bias[K]) (then ReLU); the input is zero outside its bounds.
+struct Conv2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
+  int64_t stride = 1, pad = 0, dilation = 1;
+  bool bias = false, relu = false;
+  int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
+  int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
+};
+
+// Depthwise conv2d (channel multiplier 1): out[N,C,OH,OW] = Σ_{r,s} in[N,C,ih,iw] · weight[C,R,S]
+// (+ bias[C]) (then ReLU), ih/iw as for Conv2dShape.
+struct DepthwiseConv2dShape {
+  int64_t n = 1, c = 1, h = 1, w = 1, r = 1, s = 1;
+  int64_t stride = 1, pad = 0, dilation = 1;
+  bool bias = false, relu = false;
+  int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
+  int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
+};
+
+// C[B,M,N] = A[B,M,K] · B[B,N,K]ᵀ per batch b (+ bias[N]) (then ReLU) — dense, batched.
+struct BatchMatmulShape {
+  int64_t b = 1, m = 1, n = 1, k = 1;
+  bool bias = false, relu = false;
+};
+
+using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, BatchMatmulShape>;
+
+// "dense:M=1,N=1000,K=512,bias=1,relu=0",
+// "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]",
+// "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]" or
+// "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]".
+// Field names are case-sensitive as shown; omitted optional fields take the defaults above,
+// the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming the bad field and
+// the accepted ones, or the unknown operator and the known ones.
+Operator ParseOperator(const std::string& text);
+std::string OperatorToString(const Operator& op);   // the canonical form ParseOperator reads
+std::string OperatorName(const Operator& op);  // "dense", "conv2d", "depthwise_conv2d", "batch_matmul"
+Json OperatorToJson(const Operator& op);            // {"op": "dense", "M": 1, …}
+Operator OperatorFromJson(const Json& json);        // throws Error like ParseOperator
+double OperatorFlops(const Operator& op);           // 2 · multiply-adds (epilogue not counted)
+std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op);
+std::vector<int64_t> OperatorOutputShape(const Operator& op);
+int64_t OperatorReductionLength(const Operator& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
+
+// ---- Inputs
+
+// Whether input `index` (in the order of the shapes' comments above) is a constant of a model — dense's B and bias,
+// conv2d's and depthwise_conv2d's weight and bias, batch_matmul's bias — which a prepare step may
+// read. batch_matmul's A and B are both activations.
+inline bool OperatorInputIsConstant(const Operator& op, int index) {
+  if (std::holds_alternative<BatchMatmulShape>(op)) return index == 2;
+  return index == 1 || index == 2;
+}
+
+}  // namespace glimpse

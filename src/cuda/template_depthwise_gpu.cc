@@ -1,0 +1,204 @@
+// The depthwise conv2d GPU template (channel multiplier 1), after AutoTVM's depthwise_conv2d_nchw
+// CUDA schedule: out[n,c,y,x] = Σ_{r,s} in[n,c,y·stride + r·dil − pad, x·stride + s·dil − pad] ·
+// w[c,r,s] (+ bias[c]) (then ReLU). Knobs and their mapping are documented in docs/gpu-tuning.md.
+//
+// Channels c, rows y and columns x are each split four ways, outermost first (block, virtual
+// thread, thread, inner), as in the direct conv2d template; Cb / Yb / Xb are a block's tile.
+//
+//   for n, bc   blockIdx.z (fused: n slowest)       for by blockIdx.y, bx blockIdx.x
+//    for tc threadIdx.z, ty threadIdx.y, tx threadIdx.x
+//     [cache_input: AA[Cb][WH][WW] shared = in[…]   cooperative: the block's padded input
+//                                                    window, zero outside the input]
+//     acc[C1·C3][Y1·Y3][X1·X3]  local = 0
+//     for r, s (unrolled), vc, vy, vx (unrolled: TVM's vthreads), ci, yi, xi
+//       acc += (AA or in)[…] · w[c][r][s]
+//     out = acc (+ bias) (ReLU)
+// There is no reduction over channels, so the window is loaded once per block.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glimpse/error.h"
+#include "cuda/template_util.h"
+
+namespace glimpse::gpu {
+
+namespace {
+
+using E = AffineExpr;
+
+struct LoopSpec {
+  std::string name;
+  int64_t extent;
+  LoopKind kind = LoopKind::kSerial;
+};
+
+Node Chain(const std::vector<LoopSpec>& loops, std::vector<Node> body) {
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    std::vector<Node> inner = std::move(body);
+    body = {Node::MakeLoop({it->name, it->extent, it->kind}, std::move(inner))};
+  }
+  return std::move(body.front());
+}
+
+E Radix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents) {
+  E e;
+  int64_t stride = 1;
+  for (size_t i = vars.size(); i-- > 0;) {
+    e = e + E::Var(vars[i], stride);
+    stride *= extents[i];
+  }
+  return e;
+}
+
+}  // namespace
+
+ConfigSpace MakeDepthwiseGpuSpace(const DepthwiseConv2dShape& shape) {
+  ConfigSpace space;
+  space.AddKnob(Knob::Split("tile_c", shape.c, 4));
+  space.AddKnob(Knob::Split("tile_y", shape.OutH(), 4));
+  space.AddKnob(Knob::Split("tile_x", shape.OutW(), 4));
+  space.AddKnob(Knob::Ordered("cache_input", {int64_t{0}, int64_t{1}}));
+  space.AddKnob(Knob::Ordered("auto_unroll_max_step", {int64_t{0}, int64_t{256}, int64_t{1500}}));
+  const std::string st = std::to_string(shape.stride);
+  const std::string window_h = "((tile_y_1 * tile_y_2 * tile_y_3 - 1) * " + st + " + " +
+                               std::to_string((shape.r - 1) * shape.dilation + 1) + ")";
+  const std::string window_w = "((tile_x_1 * tile_x_2 * tile_x_3 - 1) * " + st + " + " +
+                               std::to_string((shape.s - 1) * shape.dilation + 1) + ")";
+  space.AddRestriction("tile_c_2 * tile_y_2 * tile_x_2 <= " +
+                       std::to_string(kMaxThreadsPerBlock));
+  space.AddRestriction("tile_c_2 <= 64");  // blockDim.z
+  space.AddRestriction("tile_c_1 * tile_c_3 * tile_y_1 * tile_y_3 * tile_x_1 * tile_x_3 <= " +
+                       std::to_string(kMaxLocalFloats));
+  space.AddRestriction("cache_input == 0 or 4 * tile_c_1 * tile_c_2 * tile_c_3 * " + window_h +
+                       " * " + window_w + " <= " + std::to_string(kMaxSharedBytesPerBlock));
+  space.AddRestriction(std::to_string(shape.n) + " * tile_c_0 <= " + std::to_string(kMaxGridY));
+  space.AddRestriction("tile_y_0 <= " + std::to_string(kMaxGridY));
+  return space;
+}
+
+LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigView& config) {
+  const std::vector<int64_t> tc = config.List("tile_c"), ty = config.List("tile_y"),
+                             tx = config.List("tile_x");
+  const int64_t cb = tc[1] * tc[2] * tc[3], yb = ty[1] * ty[2] * ty[3], xb = tx[1] * tx[2] * tx[3];
+  const int64_t acc_floats = tc[1] * tc[3] * ty[1] * ty[3] * tx[1] * tx[3];
+  if (acc_floats > kMaxLocalFloats) {
+    throw Error("depthwise_conv2d gpu: accumulator of " + std::to_string(acc_floats) +
+                " floats per thread; at most " + std::to_string(kMaxLocalFloats));
+  }
+  const bool cache = config.Int("cache_input") != 0;
+  const int64_t stride = shape.stride, dil = shape.dilation;
+  const int64_t window_h = (yb - 1) * stride + (shape.r - 1) * dil + 1;
+  const int64_t window_w = (xb - 1) * stride + (shape.s - 1) * dil + 1;
+
+  LoopNest nest;
+  nest.name = "depthwise_conv2d_gpu";
+  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
+                           TensorRole::kInput, 0});
+  int w = nest.AddTensor({"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32,
+                          TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
+  int bias = -1;
+  if (shape.bias) {
+    bias = nest.AddTensor({"bias", {shape.c}, "C", DType::kFloat32, TensorRole::kInput, 2});
+    nest.tensors[bias].constant = true;
+  }
+  int out = nest.AddTensor({"O", {shape.n, shape.c, shape.OutH(), shape.OutW()}, "NCHW",
+                            DType::kFloat32, TensorRole::kOutput});
+  int acc = nest.AddTensor({"acc", {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]}, "CHW",
+                            DType::kFloat32, TensorRole::kTemp, -1, "tx"});
+  nest.tensors[acc].scope = MemoryScope::kLocal;
+
+  auto tile_c = [&](const std::string& p) {
+    return Radix({p + "vc", "tc", p + "ci"}, {tc[1], tc[2], tc[3]});
+  };
+  auto tile_y = [&](const std::string& p) {
+    return Radix({p + "vy", "ty", p + "yi"}, {ty[1], ty[2], ty[3]});
+  };
+  auto tile_x = [&](const std::string& p) {
+    return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
+  };
+  auto acc_at = [&](const std::string& p) {
+    return Access{acc, {Radix({p + "vc", p + "ci"}, {tc[1], tc[3]}),
+                        Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
+                        Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
+  };
+  auto tile_loops = [&](const std::string& p) {
+    return std::vector<LoopSpec>{{p + "vc", tc[1], LoopKind::kUnrolled},
+                                 {p + "vy", ty[1], LoopKind::kUnrolled},
+                                 {p + "vx", tx[1], LoopKind::kUnrolled},
+                                 {p + "ci", tc[3]},
+                                 {p + "yi", ty[3]},
+                                 {p + "xi", tx[3]}};
+  };
+
+  std::vector<Node> thread_body;
+  Access input;
+  const E c_out = E::Var("bc", cb) + tile_c("");
+  if (cache) {
+    int aa = nest.AddTensor({"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32,
+                             TensorRole::kTemp, -1, "bx"});
+    nest.tensors[aa].scope = MemoryScope::kShared;
+    Stmt load{StmtKind::kCopy,
+              {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
+              {in,
+               {E::Var("n"), E::Var("bc", cb) + E::Var("a_c"),
+                E::Var("by", yb * stride) + E::Var("a_h") + E::Const(-shape.pad),
+                E::Var("bx", xb * stride) + E::Var("a_w") + E::Const(-shape.pad)},
+               /*zero_outside=*/shape.pad > 0}};
+    thread_body.push_back(Chain({{"a_c", cb, LoopKind::kCooperative},
+                                 {"a_h", window_h, LoopKind::kCooperative},
+                                 {"a_w", window_w, LoopKind::kCooperative}},
+                                {Node::MakeStmt(load)}));
+    input = {aa, {tile_c(""), tile_y("") * stride + E::Var("r", dil),
+                  tile_x("") * stride + E::Var("s", dil)}};
+  } else {
+    const E pad = E::Const(-shape.pad);
+    input = {in,
+             {E::Var("n"), c_out, (E::Var("by", yb) + tile_y("")) * stride + E::Var("r", dil) + pad,
+              (E::Var("bx", xb) + tile_x("")) * stride + E::Var("s", dil) + pad},
+             /*zero_outside=*/shape.pad > 0};
+  }
+
+  thread_body.push_back(
+      Chain(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
+  Stmt mac{StmtKind::kMultiplyAdd, acc_at(""), input,
+           {w, {c_out, E::Var("r"), E::Var("s")}}};
+  std::vector<LoopSpec> inner = {{"r", shape.r, LoopKind::kUnrolled},
+                                 {"s", shape.s, LoopKind::kUnrolled}};
+  for (const LoopSpec& loop : tile_loops("")) inner.push_back(loop);
+  thread_body.push_back(Chain(inner, {Node::MakeStmt(mac)}));
+
+  const E c_store = E::Var("bc", cb) + tile_c("s_");
+  Stmt store{StmtKind::kCopy,
+             {out, {E::Var("n"), c_store, E::Var("by", yb) + tile_y("s_"),
+                    E::Var("bx", xb) + tile_x("s_")}},
+             acc_at("s_")};
+  if (bias >= 0) store.bias = Access{bias, {c_store}};
+  store.relu = shape.relu;
+  thread_body.push_back(Chain(tile_loops("s_"), {Node::MakeStmt(store)}));
+
+  nest.body.push_back(Chain({{"n", shape.n, LoopKind::kBlockZ},
+                             {"bc", tc[0], LoopKind::kBlockZ},
+                             {"by", ty[0], LoopKind::kBlockY},
+                             {"bx", tx[0], LoopKind::kBlockX},
+                             {"tc", tc[2], LoopKind::kThreadZ},
+                             {"ty", ty[2], LoopKind::kThreadY},
+                             {"tx", tx[2], LoopKind::kThreadX}},
+                            std::move(thread_body)));
+
+  // As in the direct conv2d template, the step budget unrolls the innermost tile loops (the
+  // vthread loops and r, s are unrolled whatever it is). AutoTVM's unroll_explicit is left out:
+  // with r and s always unrolled there is no further loop it could reach here.
+  const int64_t max_step = config.Int("auto_unroll_max_step");
+  for (const char* root : {"z_vx", "s_vx", "vx"}) ApplyAutoUnroll(nest, root, max_step);
+  nest.Validate();
+  CudaLaunch launch;
+  launch.grid = {tx[0], ty[0], shape.n * tc[0]};
+  launch.block = {tx[2], ty[2], tc[2]};
+  CheckLaunchLimits("depthwise_conv2d gpu", launch,
+                    cache ? 4 * cb * window_h * window_w : 0);
+  return nest;
+}
+
+}  // namespace glimpse::gpu

@@ -1,0 +1,75 @@
+// Shared pieces of the GPU operator templates (glimpse/gpu.h): the per-operator entry points
+// gpu_templates.cc dispatches to, and the device limits and helpers the templates share.
+//
+// Each template's space carries restrictions for what a knob choice can be checked against
+// before anything is built (threads per block, shared memory per block); MakeXxxGpuNest throws
+// Error for a configuration that does not instantiate (the Builder's `instantiation` status).
+// Configurations are read with ConfigView (glimpse/space.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glimpse/gpu.h"
+#include "glimpse/loop_nest.h"
+#include "glimpse/space.h"
+
+namespace glimpse::gpu {
+
+
+// Limits every CUDA device since sm_30 has; the templates restrict their spaces to them (a device
+// with less is caught when the kernel is compiled or launched).
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kMaxSharedBytesPerBlock = 48 * 1024;  // static __shared__ limit
+constexpr int64_t kMaxGridY = 65535;                     // gridDim.y and gridDim.z
+constexpr int64_t kMaxGridX = 2147483647;
+// Floats of per-thread register accumulators a template allows (more spills to local memory).
+constexpr int64_t kMaxLocalFloats = 256;
+
+// Throws Error(`what` + ": " + details) when a launch shape breaks the limits above: threads per
+// block > kMaxThreadsPerBlock, grid y/z > kMaxGridY, or `shared_bytes` > kMaxSharedBytesPerBlock.
+void CheckLaunchLimits(const std::string& what, const CudaLaunch& launch, int64_t shared_bytes);
+
+// The values of an AutoTVM-style `auto_unroll_max_step` knob, and how a template applies it: the
+// innermost loops of `nest` under the loop named `root` are marked kUnrolled, innermost first,
+// while the product of their extents stays ≤ `max_step` (0: nothing is unrolled). Loops already
+// bound to GPU indices, cooperative or vectorised are left as they are.
+std::vector<KnobValue> AutoUnrollValues();  // {0, 16, 64, 512, 1500}
+void ApplyAutoUnroll(LoopNest& nest, const std::string& root, int64_t max_step);
+
+// ---- Templates (one file each)
+
+// template_dense_gpu.cc
+ConfigSpace MakeDenseGpuSpace(const DenseShape& shape);
+LoopNest MakeDenseGpuNest(const DenseShape& shape, const ConfigView& config);
+ConfigSpace MakeBatchMatmulGpuSpace(const BatchMatmulShape& shape);
+LoopNest MakeBatchMatmulGpuNest(const BatchMatmulShape& shape, const ConfigView& config);
+
+// template_conv2d_gpu.cc: the direct conv2d (AutoTVM conv2d_nchw CUDA knobs). The space has a
+// categorical knob `algorithm` ("direct", and "winograd" when Conv2dWinogradApplies(shape));
+// MakeConv2dGpuNest dispatches on it, to MakeWinogradGpuNest for "winograd". The winograd
+// configurations need the knobs AddWinogradKnobs adds: the complete conv2d space is
+// AddWinogradKnobs(MakeConv2dGpuSpace(shape), shape), which MakeGpuSpace returns.
+ConfigSpace MakeConv2dGpuSpace(const Conv2dShape& shape);
+LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config);
+
+// template_winograd_gpu.cc: winograd F(2×2, 3×3) for 3×3 stride-1 (dilation-1) layers; the
+// weight transform is the nest's prepare body.
+bool Conv2dWinogradApplies(const Conv2dShape& shape);
+// Output tiles of 2×2 along the output's rows / columns: ceil(OH / 2), ceil(OW / 2).
+int64_t WinogradTilesH(const Conv2dShape& shape);
+int64_t WinogradTilesW(const Conv2dShape& shape);
+// The conv2d space of MakeGpuSpace: `direct` (MakeConv2dGpuSpace(shape)) unchanged when winograd
+// does not apply, else a copy with the winograd knobs (tile_th, tile_tw, cache_u, cache_input)
+// and their limits, which bind `algorithm == 'winograd'` configurations only.
+ConfigSpace AddWinogradKnobs(const ConfigSpace& direct, const Conv2dShape& shape);
+// Throws Error for a shape winograd does not apply to and for a configuration of a space without
+// the winograd knobs.
+LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config);
+
+// template_depthwise_gpu.cc
+ConfigSpace MakeDepthwiseGpuSpace(const DepthwiseConv2dShape& shape);
+LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigView& config);
+
+}  // namespace glimpse::gpu

@@ -1,0 +1,272 @@
+// Operator workloads: the "op:field=value,…" syntax, JSON, sizes and FLOPs.
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "glimpse/ops.h"
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+namespace {
+
+struct FieldSpec {
+  std::vector<std::string> required;
+  std::vector<std::string> optional;
+};
+
+const FieldSpec& SpecOf(const std::string& op) {
+  static const FieldSpec kDense{{"M", "N", "K"}, {"bias", "relu"}};
+  static const FieldSpec kConv{{"N", "C", "H", "W", "K", "R", "S"},
+                               {"stride", "pad", "dilation", "bias", "relu"}};
+  static const FieldSpec kDepthwise{{"N", "C", "H", "W", "R", "S"},
+                                    {"stride", "pad", "dilation", "bias", "relu"}};
+  static const FieldSpec kBatchMatmul{{"B", "M", "N", "K"}, {"bias", "relu"}};
+  if (op == "dense") return kDense;
+  if (op == "conv2d") return kConv;
+  if (op == "depthwise_conv2d") return kDepthwise;
+  if (op == "batch_matmul") return kBatchMatmul;
+  throw Error("unknown operator '" + op + "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
+}
+
+std::string Accepted(const FieldSpec& spec) {
+  std::string out;
+  for (const auto* list : {&spec.required, &spec.optional}) {
+    for (const std::string& f : *list) out += (out.empty() ? "" : ", ") + f;
+  }
+  return out;
+}
+
+// Checks names and ranges and returns the fields with defaults filled in.
+std::map<std::string, int64_t> CheckFields(const std::string& op,
+                                           const std::map<std::string, int64_t>& fields) {
+  const FieldSpec& spec = SpecOf(op);
+  std::set<std::string> known(spec.required.begin(), spec.required.end());
+  known.insert(spec.optional.begin(), spec.optional.end());
+  for (const auto& [name, value] : fields) {
+    if (!known.count(name)) {
+      throw Error(op + ": unknown field '" + name + "'; accepted: " + Accepted(spec));
+    }
+  }
+  for (const std::string& name : spec.required) {
+    if (!fields.count(name)) {
+      throw Error(op + ": missing field '" + name + "'; required: " +
+                  Accepted({spec.required, {}}));
+    }
+  }
+  std::map<std::string, int64_t> out = fields;
+  auto default_to = [&](const char* name, int64_t value) { out.emplace(name, value); };
+  default_to("bias", 0);
+  default_to("relu", 0);
+  if (op == "conv2d" || op == "depthwise_conv2d") {
+    default_to("stride", 1);
+    default_to("pad", 0);
+    default_to("dilation", 1);
+  }
+  for (const auto& [name, value] : out) {
+    bool flag = name == "bias" || name == "relu";
+    int64_t lo = flag || name == "pad" ? 0 : 1;
+    int64_t hi = flag ? 1 : (int64_t{1} << 20);
+    if (value < lo || value > hi) {
+      throw Error(op + ": field '" + name + "' is " + std::to_string(value) + "; accepted: " +
+                  (flag ? "0 or 1" : "an integer in [" + std::to_string(lo) + ", 1048576]"));
+    }
+  }
+  return out;
+}
+
+Operator FromFields(const std::string& op, const std::map<std::string, int64_t>& raw) {
+  std::map<std::string, int64_t> f = CheckFields(op, raw);
+  if (op == "dense") {
+    return DenseShape{f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
+  }
+  if (op == "batch_matmul") {
+    return BatchMatmulShape{f["B"], f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
+  }
+  auto check_window = [&op](int64_t out_h, int64_t out_w) {
+    if (out_h < 1 || out_w < 1) {
+      throw Error(op + ": fields 'R'/'S' with 'dilation' exceed the padded input (H+2·pad, "
+                       "W+2·pad); accepted: a kernel window that fits");
+    }
+  };
+  if (op == "depthwise_conv2d") {
+    DepthwiseConv2dShape d;
+    d.n = f["N"], d.c = f["C"], d.h = f["H"], d.w = f["W"], d.r = f["R"], d.s = f["S"];
+    d.stride = f["stride"], d.pad = f["pad"], d.dilation = f["dilation"];
+    d.bias = f["bias"] != 0, d.relu = f["relu"] != 0;
+    check_window(d.OutH(), d.OutW());
+    return d;
+  }
+  Conv2dShape c;
+  c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"],
+  c.s = f["S"];
+  c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
+  c.bias = f["bias"] != 0, c.relu = f["relu"] != 0;
+  check_window(c.OutH(), c.OutW());
+  return c;
+}
+
+// Applies `visitor` to the operator's shape (one overload per operator).
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+}  // namespace
+
+Operator ParseOperator(const std::string& text) {
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw Error("operator '" + text + "' has no ':'; expected e.g. dense:M=1,N=1000,K=512");
+  }
+  std::string op = text.substr(0, colon);
+  SpecOf(op);
+  std::map<std::string, int64_t> fields;
+  std::stringstream rest(text.substr(colon + 1));
+  std::string item;
+  while (std::getline(rest, item, ',')) {
+    size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    if (eq == std::string::npos || name.empty()) {
+      throw Error(op + ": '" + item + "' is not field=value; accepted fields: " +
+                  Accepted(SpecOf(op)));
+    }
+    std::string value = item.substr(eq + 1);
+    size_t used = 0;
+    int64_t number = 0;
+    try {
+      number = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size()) {
+      throw Error(op + ": field '" + name + "' has value '" + value + "'; accepted: an integer");
+    }
+    if (!fields.emplace(name, number).second) {
+      throw Error(op + ": field '" + name + "' is given twice");
+    }
+  }
+  return FromFields(op, fields);
+}
+
+std::string OperatorName(const Operator& op) {
+  return std::visit(Overloaded{[](const DenseShape&) { return "dense"; },
+                               [](const Conv2dShape&) { return "conv2d"; },
+                               [](const DepthwiseConv2dShape&) { return "depthwise_conv2d"; },
+                               [](const BatchMatmulShape&) { return "batch_matmul"; }},
+                    op);
+}
+
+Json OperatorToJson(const Operator& op) {
+  auto flag = [](bool b) { return b ? 1 : 0; };
+  return std::visit(
+      Overloaded{
+          [&](const DenseShape& d) -> Json {
+            return {{"op", "dense"}, {"M", d.m}, {"N", d.n}, {"K", d.k},
+                    {"bias", flag(d.bias)}, {"relu", flag(d.relu)}};
+          },
+          [&](const Conv2dShape& c) -> Json {
+            return {{"op", "conv2d"}, {"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w},
+                    {"K", c.k}, {"R", c.r}, {"S", c.s}, {"stride", c.stride}, {"pad", c.pad},
+                    {"dilation", c.dilation}, {"bias", flag(c.bias)}, {"relu", flag(c.relu)}};
+          },
+          [&](const DepthwiseConv2dShape& d) -> Json {
+            return {{"op", "depthwise_conv2d"}, {"N", d.n}, {"C", d.c}, {"H", d.h},
+                    {"W", d.w}, {"R", d.r}, {"S", d.s}, {"stride", d.stride},
+                    {"pad", d.pad}, {"dilation", d.dilation}, {"bias", flag(d.bias)},
+                    {"relu", flag(d.relu)}};
+          },
+          [&](const BatchMatmulShape& b) -> Json {
+            return {{"op", "batch_matmul"}, {"B", b.b}, {"M", b.m}, {"N", b.n}, {"K", b.k},
+                    {"bias", flag(b.bias)}, {"relu", flag(b.relu)}};
+          }},
+      op);
+}
+
+Operator OperatorFromJson(const Json& json) {
+  if (!json.is_object() || !json.contains("op") || !json["op"].is_string()) {
+    throw Error("operator description needs a string field 'op'; known: batch_matmul, conv2d, "
+                "depthwise_conv2d, dense");
+  }
+  std::string op = json["op"].get<std::string>();
+  std::map<std::string, int64_t> fields;
+  for (const auto& [name, value] : json.items()) {
+    if (name == "op" || name == "target") continue;
+    if (!value.is_number_integer()) {
+      throw Error(op + ": field '" + name + "' must be an integer");
+    }
+    fields[name] = value.get<int64_t>();
+  }
+  return FromFields(op, fields);
+}
+
+std::string OperatorToString(const Operator& op) {
+  Json json = OperatorToJson(op);
+  std::string name = json["op"].get<std::string>();
+  const FieldSpec& spec = SpecOf(name);
+  std::string out = name + ":";
+  bool first = true;
+  for (const auto* list : {&spec.required, &spec.optional}) {
+    for (const std::string& f : *list) {
+      out += (first ? "" : ",") + f + "=" + std::to_string(json[f].get<int64_t>());
+      first = false;
+    }
+  }
+  return out;
+}
+
+int64_t OperatorReductionLength(const Operator& op) {
+  return std::visit(Overloaded{[](const DenseShape& d) { return d.k; },
+                               [](const Conv2dShape& c) { return c.c * c.r * c.s; },
+                               [](const DepthwiseConv2dShape& d) { return d.r * d.s; },
+                               [](const BatchMatmulShape& b) { return b.k; }},
+                    op);
+}
+
+std::vector<int64_t> OperatorOutputShape(const Operator& op) {
+  return std::visit(
+      Overloaded{
+          [](const DenseShape& d) { return std::vector<int64_t>{d.m, d.n}; },
+          [](const Conv2dShape& c) { return std::vector<int64_t>{c.n, c.k, c.OutH(), c.OutW()}; },
+          [](const DepthwiseConv2dShape& d) {
+            return std::vector<int64_t>{d.n, d.c, d.OutH(), d.OutW()};
+          },
+          [](const BatchMatmulShape& b) { return std::vector<int64_t>{b.b, b.m, b.n}; }},
+      op);
+}
+
+std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op) {
+  using Shapes = std::vector<std::vector<int64_t>>;
+  return std::visit(
+      Overloaded{[](const DenseShape& d) {
+                   Shapes s{{d.m, d.k}, {d.n, d.k}};
+                   if (d.bias) s.push_back({d.n});
+                   return s;
+                 },
+                 [](const Conv2dShape& c) {
+                   Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
+                   if (c.bias) s.push_back({c.k});
+                   return s;
+                 },
+                 [](const DepthwiseConv2dShape& d) {
+                   Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
+                   if (d.bias) s.push_back({d.c});
+                   return s;
+                 },
+                 [](const BatchMatmulShape& b) {
+                   Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
+                   if (b.bias) s.push_back({b.n});
+                   return s;
+                 }},
+      op);
+}
+
+double OperatorFlops(const Operator& op) {
+  double outputs = 1;
+  for (int64_t d : OperatorOutputShape(op)) outputs *= static_cast<double>(d);
+  return 2.0 * outputs * static_cast<double>(OperatorReductionLength(op));
+}
+
+}  // namespace glimpse

@@ -1,0 +1,141 @@
+#include "glimpse/reference.h"
+
+#include <cmath>
+
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+namespace {
+
+void Epilogue(ReferenceResult& result, size_t index, double bias, bool relu) {
+  result.output[index] += bias;
+  result.magnitude[index] += std::fabs(bias);
+  if (relu && result.output[index] < 0) result.output[index] = 0;
+}
+
+}  // namespace
+
+ReferenceResult ComputeReference(const Operator& op, const std::vector<std::vector<float>>& inputs) {
+  ReferenceResult result;
+  int64_t count = 1;
+  for (int64_t d : OperatorOutputShape(op)) count *= d;
+  result.output.assign(count, 0.0);
+  result.magnitude.assign(count, 0.0);
+  if (const auto* d = std::get_if<DenseShape>(&op)) {
+    const std::vector<float>& a = inputs[0];
+    const std::vector<float>& b = inputs[1];
+    for (int64_t m = 0; m < d->m; ++m) {
+      for (int64_t n = 0; n < d->n; ++n) {
+        double sum = 0, mag = 0;
+        for (int64_t k = 0; k < d->k; ++k) {
+          double term = double(a[m * d->k + k]) * double(b[n * d->k + k]);
+          sum += term;
+          mag += std::fabs(term);
+        }
+        size_t i = m * d->n + n;
+        result.output[i] = sum;
+        result.magnitude[i] = mag;
+        Epilogue(result, i, d->bias ? inputs[2][n] : 0.0, d->relu);
+      }
+    }
+    return result;
+  }
+  if (const auto* bm = std::get_if<BatchMatmulShape>(&op)) {
+    const std::vector<float>& a = inputs[0];
+    const std::vector<float>& b = inputs[1];
+    for (int64_t batch = 0; batch < bm->b; ++batch) {
+      for (int64_t m = 0; m < bm->m; ++m) {
+        for (int64_t n = 0; n < bm->n; ++n) {
+          double sum = 0, mag = 0;
+          for (int64_t k = 0; k < bm->k; ++k) {
+            double term = double(a[(batch * bm->m + m) * bm->k + k]) *
+                          double(b[(batch * bm->n + n) * bm->k + k]);
+            sum += term;
+            mag += std::fabs(term);
+          }
+          size_t i = (batch * bm->m + m) * bm->n + n;
+          result.output[i] = sum;
+          result.magnitude[i] = mag;
+          Epilogue(result, i, bm->bias ? inputs[2][n] : 0.0, bm->relu);
+        }
+      }
+    }
+    return result;
+  }
+  if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
+    const std::vector<float>& in = inputs[0];
+    const std::vector<float>& w = inputs[1];
+    const int64_t oh_count = d->OutH(), ow_count = d->OutW();
+    for (int64_t n = 0; n < d->n; ++n) {
+      for (int64_t ch = 0; ch < d->c; ++ch) {
+        for (int64_t oh = 0; oh < oh_count; ++oh) {
+          for (int64_t ow = 0; ow < ow_count; ++ow) {
+            double sum = 0, mag = 0;
+            for (int64_t r = 0; r < d->r; ++r) {
+              for (int64_t s = 0; s < d->s; ++s) {
+                int64_t ih = oh * d->stride + r * d->dilation - d->pad;
+                int64_t iw = ow * d->stride + s * d->dilation - d->pad;
+                if (ih < 0 || ih >= d->h || iw < 0 || iw >= d->w) continue;
+                double term = double(in[((n * d->c + ch) * d->h + ih) * d->w + iw]) *
+                              double(w[(ch * d->r + r) * d->s + s]);
+                sum += term;
+                mag += std::fabs(term);
+              }
+            }
+            size_t i = ((n * d->c + ch) * oh_count + oh) * ow_count + ow;
+            result.output[i] = sum;
+            result.magnitude[i] = mag;
+            Epilogue(result, i, d->bias ? inputs[2][ch] : 0.0, d->relu);
+          }
+        }
+      }
+    }
+    return result;
+  }
+  const auto& c = std::get<Conv2dShape>(op);
+  const std::vector<float>& in = inputs[0];
+  const std::vector<float>& w = inputs[1];
+  const int64_t oh_count = c.OutH(), ow_count = c.OutW();
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t k = 0; k < c.k; ++k) {
+      for (int64_t oh = 0; oh < oh_count; ++oh) {
+        for (int64_t ow = 0; ow < ow_count; ++ow) {
+          double sum = 0, mag = 0;
+          for (int64_t ch = 0; ch < c.c; ++ch) {
+            for (int64_t r = 0; r < c.r; ++r) {
+              for (int64_t s = 0; s < c.s; ++s) {
+                int64_t ih = oh * c.stride + r * c.dilation - c.pad;
+                int64_t iw = ow * c.stride + s * c.dilation - c.pad;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                double term = double(in[((n * c.c + ch) * c.h + ih) * c.w + iw]) *
+                              double(w[((k * c.c + ch) * c.r + r) * c.s + s]);
+                sum += term;
+                mag += std::fabs(term);
+              }
+            }
+          }
+          size_t i = ((n * c.k + k) * oh_count + oh) * ow_count + ow;
+          result.output[i] = sum;
+          result.magnitude[i] = mag;
+          Epilogue(result, i, c.bias ? inputs[2][k] : 0.0, c.relu);
+        }
+      }
+    }
+  }
+  return result;
+}
+
+int64_t FirstMismatch(const ReferenceResult& reference, const float* output, int64_t count,
+                      int64_t reduction_length, double rtol) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(reduction_length));
+  for (int64_t i = 0; i < count; ++i) {
+    double value = output[i];
+    double expected = reference.output[i];
+    double tolerance = rtol * (std::fabs(expected) + reference.magnitude[i] * scale);
+    if (!std::isfinite(value) || !(std::fabs(value - expected) <= tolerance)) return i;
+  }
+  return -1;
+}
+
+}  // namespace glimpse

@@ -1,0 +1,206 @@
+// The loop-nest representation, its schedule transformations and the C++ emitter.
+#include "glimpse/loop_nest.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "glimpse/codegen.h"
+#include "glimpse/error.h"
+
+namespace glimpse {
+namespace {
+
+using E = AffineExpr;
+
+// out[i, j] = in[i, j] over a 4 × 8 iteration space.
+LoopNest CopyNest() {
+  LoopNest nest;
+  nest.name = "copy";
+  int in = nest.AddTensor({"X", {4, 8}, "IJ", DType::kFloat32, TensorRole::kInput, 0});
+  int out = nest.AddTensor({"Y", {4, 8}, "IJ", DType::kFloat32, TensorRole::kOutput});
+  Stmt copy{StmtKind::kCopy, {out, {E::Var("i"), E::Var("j")}}, {in, {E::Var("i"), E::Var("j")}}};
+  nest.body.push_back(Node::MakeLoop(
+      {"i", 4}, {Node::MakeLoop({"j", 8}, {Node::MakeStmt(copy)})}));
+  return nest;
+}
+
+TEST(AffineExpr, SubstituteAndCombine) {
+  E e = E::Var("i", 3) + E::Var("j") + E::Const(2);
+  E s = e.Substitute("i", E::Var("i0", 4) + E::Var("i1"));
+  EXPECT_EQ(s.CoefficientOf("i"), 0);
+  EXPECT_EQ(s.CoefficientOf("i0"), 12);
+  EXPECT_EQ(s.CoefficientOf("i1"), 3);
+  EXPECT_EQ(s.CoefficientOf("j"), 1);
+  EXPECT_EQ(s.constant, 2);
+  EXPECT_TRUE((E::Var("i") + E::Var("i", -1)).terms.empty());
+}
+
+TEST(LoopNest, SplitRewritesAccesses) {
+  LoopNest nest = CopyNest();
+  SplitLoop(nest, "j", {2, 4}, {"j0", "j1"});
+  EXPECT_EQ(nest.LoopNames(), (std::vector<std::string>{"i", "j0", "j1"}));
+  EXPECT_EQ(nest.FindLoop("j0").extent, 2);
+  EXPECT_EQ(nest.FindLoop("j1").extent, 4);
+  const Stmt& stmt = nest.body[0].body[0].body[0].body[0].stmt;
+  EXPECT_EQ(stmt.dst.index[1].CoefficientOf("j0"), 4);
+  EXPECT_EQ(stmt.dst.index[1].CoefficientOf("j1"), 1);
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_THROW(SplitLoop(nest, "i", {3, 2}, {"a", "b"}), Error);  // 6 ≠ 4
+  EXPECT_THROW(SplitLoop(nest, "nope", {4}, {"x"}), Error);
+}
+
+TEST(LoopNest, ReorderNeedsAPerfectChain) {
+  LoopNest nest = CopyNest();
+  SplitLoop(nest, "j", {2, 4}, {"j0", "j1"});
+  ReorderLoops(nest, {"j1", "i", "j0"});
+  EXPECT_EQ(nest.LoopNames(), (std::vector<std::string>{"j1", "i", "j0"}));
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_THROW(ReorderLoops(nest, {"i", "i"}), Error);
+  EXPECT_THROW(ReorderLoops(nest, {"j1", "zz"}), Error);
+}
+
+TEST(LoopNest, ValidateCatchesOutOfBoundsAndStrayVariables) {
+  LoopNest nest = CopyNest();
+  nest.FindLoop("j").extent = 9;
+  EXPECT_THROW(nest.Validate(), Error);
+  LoopNest stray = CopyNest();
+  stray.body[0].body[0].body[0].stmt.a.index[0] = E::Var("q");
+  EXPECT_THROW(stray.Validate(), Error);
+}
+
+TEST(EmitCpp, LoopsAppearInScheduledOrderWithPragmas) {
+  LoopNest nest = CopyNest();
+  SplitLoop(nest, "j", {2, 4}, {"j0", "j1"});
+  ReorderLoops(nest, {"j0", "i", "j1"});
+  SetLoopKind(nest, "j0", LoopKind::kParallel);
+  SetLoopKind(nest, "j1", LoopKind::kVectorized);
+  SetLoopKind(nest, "i", LoopKind::kUnrolled);
+  std::string code = EmitCpp(nest, "tiny_kernel");
+  EXPECT_NE(code.find("extern \"C\" void tiny_kernel(const float* const* inputs, float* output)"),
+            std::string::npos);
+  size_t j0 = code.find("for (int64_t j0 = 0; j0 < 2;");
+  size_t i = code.find("for (int64_t i = 0; i < 4;");
+  size_t j1 = code.find("for (int64_t j1 = 0; j1 < 4;");
+  ASSERT_NE(j0, std::string::npos);
+  ASSERT_NE(i, std::string::npos);
+  ASSERT_NE(j1, std::string::npos);
+  EXPECT_LT(j0, i);
+  EXPECT_LT(i, j1);
+  EXPECT_LT(code.find("#pragma omp parallel for"), j0);
+  EXPECT_LT(code.find("#pragma GCC unroll 4"), i);
+  EXPECT_LT(code.find("#pragma omp simd"), j1);
+  EXPECT_GT(code.find("#pragma omp simd"), i);
+  // Y[i][4·j0 + j1] flattened with row length 8.
+  EXPECT_NE(code.find("Y[8 * i + 4 * j0 + j1] = X[8 * i + 4 * j0 + j1];"), std::string::npos)
+      << code;
+  EXPECT_THROW(EmitCpp(nest, "9bad"), Error);
+}
+
+TEST(EmitCpp, GuardsOnlyLoadsThatMayLeaveTheirTensor) {
+  LoopNest nest;
+  nest.name = "shift";
+  int in = nest.AddTensor({"X", {8}, "I", DType::kFloat32, TensorRole::kInput, 0});
+  int out = nest.AddTensor({"Y", {8}, "I", DType::kFloat32, TensorRole::kOutput});
+  Stmt copy{StmtKind::kCopy, {out, {E::Var("i")}}, {in, {E::Var("i") + E::Const(-1)}, true}};
+  copy.relu = true;
+  nest.body.push_back(Node::MakeLoop({"i", 8}, {Node::MakeStmt(copy)}));
+  std::string code = EmitCpp(nest, "k");
+  EXPECT_NE(code.find("(i - 1) >= 0 ? X[i - 1] : 0.0f"), std::string::npos) << code;
+  EXPECT_EQ(code.find("< 8 ?"), std::string::npos) << code;  // the upper bound cannot be passed
+  EXPECT_NE(code.find("v_ > 0.0f ? v_ : 0.0f"), std::string::npos);
+}
+
+TEST(EmitCpp, VectorisedReductionUsesAScalarSum) {
+  LoopNest nest;
+  nest.name = "dot";
+  int a = nest.AddTensor({"A", {16}, "K", DType::kFloat32, TensorRole::kInput, 0});
+  int b = nest.AddTensor({"B", {16}, "K", DType::kFloat32, TensorRole::kInput, 1});
+  int out = nest.AddTensor({"Y", {1}, "1", DType::kFloat32, TensorRole::kOutput});
+  Stmt mac{StmtKind::kMultiplyAdd, {out, {E::Const(0)}}, {a, {E::Var("k")}}, {b, {E::Var("k")}}};
+  nest.body.push_back(Node::MakeLoop({"k", 16, LoopKind::kVectorized}, {Node::MakeStmt(mac)}));
+  std::string code = EmitCpp(nest, "dot");
+  EXPECT_NE(code.find("#pragma omp simd reduction(+ : sum_)"), std::string::npos) << code;
+  EXPECT_NE(code.find("Y[0] = sum_;"), std::string::npos) << code;
+}
+
+// Y[i] = Σ_j X[j] · Wp[i][j], with Wp = Wᵀ made by the prepare body from the constant W[j][i].
+LoopNest PreparedNest() {
+  LoopNest nest;
+  nest.name = "matvec";
+  int x = nest.AddTensor({"X", {8}, "J", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor({"W", {8, 4}, "JI", DType::kFloat32, TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
+  int y = nest.AddTensor({"Y", {4}, "I", DType::kFloat32, TensorRole::kOutput});
+  int other = nest.AddTensor({"Q", {3}, "Q", DType::kFloat32, TensorRole::kPrepared});
+  int wp = nest.AddTensor({"Wp", {4, 8}, "IJ", DType::kFloat32, TensorRole::kPrepared});
+  nest.prepare.push_back(Node::MakeLoop(
+      {"qi", 4}, {Node::MakeLoop({"qj", 8}, {Node::MakeStmt(Stmt{
+                                                 StmtKind::kCopy,
+                                                 {wp, {E::Var("qi"), E::Var("qj")}},
+                                                 {w, {E::Var("qj"), E::Var("qi")}}})})}));
+  nest.prepare.push_back(Node::MakeLoop(
+      {"qq", 3}, {Node::MakeStmt(Stmt{StmtKind::kZero, {other, {E::Var("qq")}}})}));
+  Stmt zero{StmtKind::kZero, {y, {E::Var("i")}}};
+  Stmt mac{StmtKind::kMultiplyAdd, {y, {E::Var("i")}}, {x, {E::Var("j")}},
+           {wp, {E::Var("i"), E::Var("j")}}};
+  nest.body.push_back(Node::MakeLoop(
+      {"i", 4}, {Node::MakeStmt(zero),
+                 Node::MakeLoop({"j", 8}, {Node::MakeStmt(mac)})}));
+  return nest;
+}
+
+TEST(LoopNest, PrepareBodyReadsConstantsAndWritesPreparedTensors) {
+  LoopNest nest = PreparedNest();
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_TRUE(nest.HasPrepare());
+  EXPECT_EQ(nest.NumInputs(), 2);
+  // Q takes 3 floats rounded up to 16, so Wp starts 64-byte aligned after it.
+  EXPECT_EQ(nest.PreparedOffset(nest.TensorIndex("Q")), 0);
+  EXPECT_EQ(nest.PreparedOffset(nest.TensorIndex("Wp")), 16);
+  EXPECT_EQ(nest.PreparedFloats(), 16 + 32);
+  EXPECT_THROW(nest.PreparedOffset(nest.TensorIndex("X")), Error);
+  // Transformations and lookups reach the prepare body too; names stay unique across both.
+  SplitLoop(nest, "qj", {2, 4}, {"qj0", "qj1"});
+  EXPECT_EQ(nest.FindLoop("qj1").extent, 4);
+  EXPECT_EQ(nest.LoopNames().back(), "qq");
+  EXPECT_NO_THROW(nest.Validate());
+  EXPECT_NE(NestToString(nest).find("prepare:"), std::string::npos);
+
+  LoopNest reads_activation = PreparedNest();
+  reads_activation.prepare[0].body[0].body[0].stmt.a = {0, {E::Var("qj")}};
+  EXPECT_THROW(reads_activation.Validate(), Error);
+  LoopNest not_constant = PreparedNest();
+  not_constant.tensors[1].constant = false;
+  EXPECT_THROW(not_constant.Validate(), Error);
+  LoopNest body_writes_prepared = PreparedNest();
+  body_writes_prepared.body[0].body[0].stmt.dst = {4, {E::Var("i")}};
+  EXPECT_THROW(body_writes_prepared.Validate(), Error);
+  LoopNest duplicate = PreparedNest();
+  duplicate.prepare[1].loop.name = "i";
+  EXPECT_THROW(duplicate.Validate(), Error);
+}
+
+TEST(EmitCpp, PreparedTensorsFollowTheInputs) {
+  std::string code = EmitCpp(PreparedNest(), "mv");
+  EXPECT_NE(code.find("extern \"C\" int64_t mv_prepared_size() { return 48; }"),
+            std::string::npos) << code;
+  EXPECT_NE(code.find("extern \"C\" void mv_prepare(const float* const* inputs, float* prepared)"),
+            std::string::npos);
+  // In the prepare function: the constant input and the prepared tensors, writable.
+  size_t prepare = code.find("mv_prepare(");
+  size_t kernel = code.find("void mv(");
+  ASSERT_LT(prepare, kernel);
+  std::string prepare_code = code.substr(prepare, kernel - prepare);
+  EXPECT_NE(prepare_code.find("const float* __restrict W = inputs[1];"), std::string::npos);
+  EXPECT_EQ(prepare_code.find("inputs[0]"), std::string::npos);  // activations are not visible
+  EXPECT_NE(prepare_code.find("float* __restrict Wp = prepared + 16;"), std::string::npos);
+  // In the kernel: read-only, from the pointer after the two inputs.
+  EXPECT_NE(code.find("const float* __restrict Wp = inputs[2] + 16;", kernel), std::string::npos)
+      << code;
+  // A nest without prepared tensors keeps the plain ABI.
+  EXPECT_EQ(EmitCpp(CopyNest(), "plain").find("_prepare"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace glimpse
