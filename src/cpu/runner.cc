@@ -216,11 +216,14 @@ CpuRunner::CpuRunner(CpuRunnerOptions options) : impl_(std::make_unique<Impl>())
     if (!CPU_ISSET(cpu, &allowed)) continue;
     impl.cpus += (listed++ ? "," : "") + std::to_string(cpu);
   }
+  // A virtual machine may report its host socket's whole L3 (480 MiB seen on a 2-CPU guest): a
+  // flush of twice that before each of up to max_repeats timed runs would run every candidate
+  // into its timeout, so the default stops at kMaxDefaultFlushBytes.
+  constexpr int64_t kMaxDefaultFlushBytes = int64_t{128} << 20;
+  const int64_t cache = LastLevelCacheBytes() > 0 ? LastLevelCacheBytes() : (int64_t{32} << 20);
   impl.flush_bytes = options.flush_bytes > 0   ? options.flush_bytes
                      : options.flush_bytes < 0 ? 0
-                                               : 2 * (LastLevelCacheBytes() > 0
-                                                          ? LastLevelCacheBytes()
-                                                          : (int64_t{32} << 20));
+                                               : std::min(2 * cache, kMaxDefaultFlushBytes);
   impl.options = std::move(options);
   // A worker that dies while we write to it must not take this process down with SIGPIPE.
   struct sigaction current {};
