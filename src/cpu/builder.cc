@@ -48,6 +48,15 @@ struct UnitOutcome {
 
 }  // namespace
 
+std::vector<std::string> DefaultCpuCompilerFlags() {
+  std::vector<std::string> flags = {"-O3",      "-march=native", "-fPIC", "-shared",
+                                    "-fopenmp", "-std=c++17",    "-w"};
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) flags.push_back("-mprefer-vector-width=512");
+#endif
+  return flags;
+}
+
 CpuBuilder::CpuBuilder(CpuBuilderOptions options) : options_(std::move(options)) {
   if (options_.candidates_per_invocation < 1) {
     throw Error("cpu builder: candidates_per_invocation must be ≥ 1");
