@@ -71,11 +71,11 @@ std::vector<std::string> DefaultCpuCompilerFlags();
 struct CpuBuilderOptions {
   std::string compiler = "c++";
   std::vector<std::string> flags = DefaultCpuCompilerFlags();
-  std::string work_dir;              // empty: a fresh directory under the system temp dir
-  int candidates_per_invocation = 4; // one compiler run builds this many kernels into one .so
-  int parallel_invocations = 0;      // compiler runs at once; 0: the number of online CPUs
-  double timeout_s = 60.0;           // per compiler run; the compiler is killed when exceeded
-  size_t max_error_chars = 2000;     // compiler messages are truncated to this length
+  std::string work_dir;               // empty: a fresh directory under the system temp dir
+  int candidates_per_invocation = 4;  // one compiler run builds this many kernels into one .so
+  int parallel_invocations = 0;       // compiler runs at once; 0: the number of online CPUs
+  double timeout_s = 60.0;            // per compiler run; the compiler is killed when exceeded
+  size_t max_error_chars = 2000;      // compiler messages are truncated to this length
 };
 
 // A kernel to compile: its source defines `symbol`.
@@ -92,8 +92,10 @@ class CpuBuilder : public Builder {
  public:
   explicit CpuBuilder(CpuBuilderOptions options = {});
   std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) override;
-  // Compiles given sources (what Build does after generating them); an empty `code` yields an
-  // instantiation result carrying `symbol` as its error text.
+  // What Build does after running the templates: a refusal passes through as its status and
+  // error; sources are compiled.
+  std::vector<BuildResult> BuildGenerated(const std::vector<Generated<KernelSource>>& kernels);
+  // Compiles given sources.
   std::vector<BuildResult> BuildSources(const std::vector<KernelSource>& sources);
   const std::string& work_dir() const { return options_.work_dir; }
 
@@ -107,17 +109,17 @@ class CpuBuilder : public Builder {
 struct CpuRunnerOptions {
   // The worker executable; empty: $GLIMPSE_CPU_WORKER, else the one built with this library.
   std::string worker_path;
-  int threads = 0;              // OpenMP threads and pinned CPUs; 0: every CPU this process may use
-  int warmup = 1;               // untimed runs after the checked run
-  int min_repeats = 3;          // timed runs at least …
-  double min_time_s = 0.05;     // … and at least this much summed kernel time …
-  int max_repeats = 200;        // … but never more runs than this
+  int threads = 0;           // OpenMP threads and pinned CPUs; 0: every CPU this process may use
+  int warmup = 1;            // untimed runs after the checked run
+  int min_repeats = 3;       // timed runs at least …
+  double min_time_s = 0.05;  // … and at least this much summed kernel time …
+  int max_repeats = 200;     // … but never more runs than this
   // Bytes written between timed runs to evict the operator's data; 0: 2 × the last-level cache
   // (from sysfs; 64 MiB when unknown; at most 128 MiB), negative: no flush.
   int64_t flush_bytes = 0;
-  double timeout_s = 10.0;      // per candidate (check + warm-up + timed runs); then run-timeout
-  double rtol = 1e-3;           // see docs/cpu-tuning.md "Correctness check"
-  uint64_t data_seed = 1;       // inputs are uniform in [-1, 1] from this seed
+  double timeout_s = 10.0;  // per candidate (check + warm-up + timed runs); then run-timeout
+  double rtol = 1e-3;       // see docs/cpu-tuning.md "Correctness check"
+  uint64_t data_seed = 1;   // inputs are uniform in [-1, 1] from this seed
 };
 
 // Runs each candidate in a worker process, one at a time. A crash is runtime-device, a timeout

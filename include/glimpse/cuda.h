@@ -193,8 +193,10 @@ class GpuBuilder : public Builder {
  public:
   explicit GpuBuilder(GpuBuilderOptions options = {});
   std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) override;
-  // What Build does after generating the kernels; a kernel with empty `code` yields an
-  // instantiation result carrying `symbol` as its error text (as CpuBuilder::BuildSources).
+  // What Build does after running the templates: a refusal passes through as its status and
+  // error; kernels are checked and compiled.
+  std::vector<BuildResult> BuildGenerated(const std::vector<Generated<CudaKernel>>& kernels);
+  // Checks and compiles given kernels.
   std::vector<BuildResult> BuildKernels(const std::vector<CudaKernel>& kernels);
   const std::string& work_dir() const { return options_.work_dir; }
   const std::string& arch() const { return options_.arch; }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/error.h"
 #include "glimpse/space.h"
 #include "glimpse/task.h"
 
@@ -20,14 +21,14 @@ namespace glimpse {
 
 enum class MeasureStatus : uint8_t {
   kOk = 0,
-  kInstantiation,   // the configuration is invalid for the template
-  kCompileHost,     // host-side compilation failed
-  kCompileDevice,   // device compilation failed, including resource limits
-  kRuntimeDevice,   // launch failure, crash, device fault
-  kWrongAnswer,     // ran, but the output differs from the reference
+  kInstantiation,  // the configuration is invalid for the template
+  kCompileHost,    // host-side compilation failed
+  kCompileDevice,  // device compilation failed, including resource limits
+  kRuntimeDevice,  // launch failure, crash, device fault
+  kWrongAnswer,    // ran, but the output differs from the reference
   kBuildTimeout,
   kRunTimeout,
-  kUnknown,         // failed for a reason nobody recorded
+  kUnknown,  // failed for a reason nobody recorded
 };
 inline constexpr int kNumMeasureStatuses = 9;
 
@@ -48,6 +49,30 @@ struct BuildResult {
   double compile_time_s = 0.0;
   std::string error;
 };
+
+// What a code template made of one configuration: the kernel's source, or the template's refusal
+// (status instantiation, with the reason in `error`).
+template <typename Source>
+struct Generated {
+  MeasureStatus status = MeasureStatus::kOk;
+  std::string error;
+  Source source;
+  bool ok() const { return status == MeasureStatus::kOk; }
+};
+
+// Runs a template: `make()`'s source, or — when it throws Error because the configuration breaks
+// one of the template's rules — its refusal.
+template <typename Source, typename Make>
+Generated<Source> RunTemplate(Make&& make) {
+  Generated<Source> generated;
+  try {
+    generated.source = make();
+  } catch (const Error& error) {
+    generated.status = MeasureStatus::kInstantiation;
+    generated.error = error.what();
+  }
+  return generated;
+}
 
 struct MeasureResult {
   MeasureStatus status = MeasureStatus::kUnknown;

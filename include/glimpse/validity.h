@@ -39,6 +39,13 @@ class ValidityChecker {
   virtual std::vector<ValidityResult> Check(const std::vector<Config>& configs) = 0;
 };
 
+// The check of a compile-only validity checker, for any target: a configuration that breaks a
+// restriction is invalid (instantiation) at no cost; the others are built with `builder` and are
+// valid when their build is ok, at the cost of its compile time. One out of the space's ranges
+// is an Error naming the task.
+std::vector<ValidityResult> CheckByBuilding(const Task& task, Builder& builder,
+                                            const std::vector<Config>& configs);
+
 // The recorded status of a replayed space: ok → valid; compile-*, runtime-*, unknown and any
 // other recorded failure → invalid; a valid configuration the file lacks → invalid (status
 // unknown), as the ReplayRunner treats it. Each check is charged the entry's recorded compile

@@ -4,34 +4,23 @@
 // that the compiler's start-up and the link are paid once per group; groups compile in parallel
 // (parallel_invocations). A group that fails to compile is retried one candidate per unit so that
 // each failure is attributed; a group that times out is reported as build-timeout as a whole.
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
-#include "glimpse/subprocess.h"
+#include "glimpse/build_support.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
+#include "glimpse/subprocess.h"
 
 namespace glimpse {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string MakeWorkDir() {
-  std::string pattern = (fs::temp_directory_path() / "glimpse-cpu-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    throw Error("cannot create a build directory under " + fs::temp_directory_path().string());
-  }
-  return pattern;
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -62,57 +51,54 @@ CpuBuilder::CpuBuilder(CpuBuilderOptions options) : options_(std::move(options))
     throw Error("cpu builder: candidates_per_invocation must be ≥ 1");
   }
   if (options_.timeout_s <= 0) throw Error("cpu builder: timeout_s must be > 0");
-  if (options_.parallel_invocations <= 0) {
-    options_.parallel_invocations = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-  }
-  if (options_.work_dir.empty()) {
-    options_.work_dir = MakeWorkDir();
-  } else {
-    fs::create_directories(options_.work_dir);
-  }
+  options_.parallel_invocations = process::BuildJobs(options_.parallel_invocations);
+  options_.work_dir = process::MakeBuildDir(options_.work_dir, "glimpse-cpu");
 }
 
 std::vector<BuildResult> CpuBuilder::Build(const std::vector<MeasureInput>& inputs) {
-  std::vector<KernelSource> sources(inputs.size());
+  std::vector<Generated<KernelSource>> kernels(inputs.size());
   const int64_t batch = next_unit_;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string symbol =
-        "glimpse_kernel_" + std::to_string(batch) + "_" + std::to_string(i);
-    try {
-      sources[i] = {GenerateCpuKernel(*inputs[i].task, inputs[i].config, symbol), symbol};
-    } catch (const Error& error) {
-      sources[i] = {"", error.what()};
-    }
+    const std::string symbol = "glimpse_kernel_" + std::to_string(batch) + "_" + std::to_string(i);
+    kernels[i] = RunTemplate<KernelSource>([&] {
+      return KernelSource{GenerateCpuKernel(*inputs[i].task, inputs[i].config, symbol), symbol};
+    });
   }
-  return BuildSources(sources);
+  return BuildGenerated(kernels);
 }
 
 std::vector<BuildResult> CpuBuilder::BuildSources(const std::vector<KernelSource>& sources) {
-  std::vector<BuildResult> results(sources.size());
+  std::vector<Generated<KernelSource>> kernels(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) kernels[i].source = sources[i];
+  return BuildGenerated(kernels);
+}
+
+std::vector<BuildResult> CpuBuilder::BuildGenerated(
+    const std::vector<Generated<KernelSource>>& kernels) {
+  std::vector<BuildResult> results(kernels.size());
   std::vector<size_t> pending;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    if (sources[i].code.empty()) {
-      results[i].status = MeasureStatus::kInstantiation;
-      results[i].error = sources[i].symbol;
-    } else {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i].ok()) {
       pending.push_back(i);
+    } else {
+      results[i].status = kernels[i].status;
+      results[i].error = kernels[i].error;
     }
   }
   std::vector<std::vector<size_t>> groups;
-  for (size_t start = 0; start < pending.size();
-       start += options_.candidates_per_invocation) {
+  for (size_t start = 0; start < pending.size(); start += options_.candidates_per_invocation) {
     size_t end = std::min(pending.size(), start + options_.candidates_per_invocation);
     groups.emplace_back(pending.begin() + start, pending.begin() + end);
   }
   const int64_t first_unit = next_unit_;
-  next_unit_ += static_cast<int64_t>(sources.size()) + 1;
+  next_unit_ += static_cast<int64_t>(kernels.size()) + 1;
 
   // Compiles `members` into one shared object and fills their results.
   auto compile = [&](const std::vector<size_t>& members, const std::string& unit) -> UnitOutcome {
     const std::string base = (fs::path(options_.work_dir) / unit).string();
     {
       std::ofstream out(base + ".cc");
-      for (size_t i : members) out << sources[i].code << "\n";
+      for (size_t i : members) out << kernels[i].source.code << "\n";
     }
     process::ChildOptions child;
     child.argv.push_back(options_.compiler);
@@ -127,8 +113,8 @@ std::vector<BuildResult> CpuBuilder::BuildSources(const std::vector<KernelSource
     } catch (const Error& error) {
       return {MeasureStatus::kCompileHost, error.what(), 0};
     }
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                          .count();
+    outcome.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (exit.timed_out) {
       outcome.status = MeasureStatus::kBuildTimeout;
       outcome.error = "compiler killed after " + std::to_string(options_.timeout_s) + " s";
@@ -138,38 +124,28 @@ std::vector<BuildResult> CpuBuilder::BuildSources(const std::vector<KernelSource
       if (exit.code == 127 && !exit.signaled && outcome.error.empty()) {
         outcome.error = "cannot run the compiler '" + options_.compiler + "'";
       }
-      if (outcome.error.empty()) outcome.error = "compiler exited with status " +
-                                                 std::to_string(exit.code);
-      if (outcome.error.size() > options_.max_error_chars) {
-        outcome.error.resize(options_.max_error_chars);
-        outcome.error += " …";
-      }
+      if (outcome.error.empty())
+        outcome.error = "compiler exited with status " + std::to_string(exit.code);
+      outcome.error = process::TruncateMessage(std::move(outcome.error), options_.max_error_chars);
     }
     for (size_t i : members) {
       results[i].status = outcome.status;
       results[i].error = outcome.error;
       results[i].compile_time_s = outcome.seconds / static_cast<double>(members.size());
       results[i].artifact =
-          outcome.status == MeasureStatus::kOk ? base + ".so:" + sources[i].symbol : "";
+          outcome.status == MeasureStatus::kOk ? base + ".so:" + kernels[i].source.symbol : "";
     }
     return outcome;
   };
 
-  std::atomic<size_t> next_group{0};
-  auto work = [&] {
-    for (size_t g; (g = next_group.fetch_add(1)) < groups.size();) {
-      const std::string unit = "unit_" + std::to_string(first_unit + static_cast<int64_t>(g));
-      UnitOutcome outcome = compile(groups[g], unit);
-      if (outcome.status != MeasureStatus::kCompileHost || groups[g].size() < 2) continue;
-      for (size_t j = 0; j < groups[g].size(); ++j) {
-        compile({groups[g][j]}, unit + "_" + std::to_string(j));
-      }
+  process::ForEachInParallel(groups.size(), options_.parallel_invocations, [&](size_t g) {
+    const std::string unit = "unit_" + std::to_string(first_unit + static_cast<int64_t>(g));
+    UnitOutcome outcome = compile(groups[g], unit);
+    if (outcome.status != MeasureStatus::kCompileHost || groups[g].size() < 2) return;
+    for (size_t j = 0; j < groups[g].size(); ++j) {
+      compile({groups[g][j]}, unit + "_" + std::to_string(j));
     }
-  };
-  std::vector<std::thread> threads;
-  int count = std::min<int>(options_.parallel_invocations, static_cast<int>(groups.size()));
-  for (int t = 0; t < count; ++t) threads.emplace_back(work);
-  for (std::thread& t : threads) t.join();
+  });
   return results;
 }
 

@@ -4,16 +4,13 @@
 // Each kernel is its own NVRTC compilation (NVRTC has no link step to amortise, unlike the CPU
 // builder's shared objects), run in a child process by CompileCuda; parallel_invocations threads
 // each drive one child at a time.
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <thread>
 
+#include "glimpse/build_support.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/json.h"
@@ -26,22 +23,6 @@ namespace {
 
 std::mutex probe_mutex;
 CudaArchProbe arch_probe = nullptr;
-
-std::string MakeWorkDir() {
-  std::string pattern = (fs::temp_directory_path() / "glimpse-cuda-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    throw Error("cannot create a build directory under " + fs::temp_directory_path().string());
-  }
-  return pattern;
-}
-
-std::string Truncate(std::string text, size_t max_chars) {
-  if (text.size() > max_chars) {
-    text.resize(max_chars);
-    text += " …";
-  }
-  return text;
-}
 
 Json Dims(const std::array<int64_t, 3>& dims) { return Json::array({dims[0], dims[1], dims[2]}); }
 
@@ -68,42 +49,39 @@ GpuBuilder::GpuBuilder(GpuBuilderOptions options) : options_(std::move(options))
   if (options_.timeout_s <= 0) throw Error("gpu builder: timeout_s must be > 0");
   if (options_.arch.empty()) options_.arch = DefaultCudaArch();
   if (!options_.limits) options_.limits = GpuLimitsForArch(options_.arch);
-  if (options_.parallel_invocations <= 0) {
-    options_.parallel_invocations = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-  }
-  if (options_.work_dir.empty()) {
-    options_.work_dir = MakeWorkDir();
-  } else {
-    fs::create_directories(options_.work_dir);
-  }
+  options_.parallel_invocations = process::BuildJobs(options_.parallel_invocations);
+  options_.work_dir = process::MakeBuildDir(options_.work_dir, "glimpse-cuda");
 }
 
 std::vector<BuildResult> GpuBuilder::Build(const std::vector<MeasureInput>& inputs) {
-  std::vector<CudaKernel> kernels(inputs.size());
+  std::vector<Generated<CudaKernel>> kernels(inputs.size());
   const int64_t batch = next_unit_;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string symbol = "glimpse_cuda_" + std::to_string(batch) + "_" + std::to_string(i);
-    try {
-      kernels[i] = GenerateCudaKernel(*inputs[i].task, inputs[i].config, symbol);
-    } catch (const Error& error) {
-      kernels[i] = CudaKernel{};
-      kernels[i].symbol = error.what();
-    }
+    kernels[i] = RunTemplate<CudaKernel>(
+        [&] { return GenerateCudaKernel(*inputs[i].task, inputs[i].config, symbol); });
   }
-  return BuildKernels(kernels);
+  return BuildGenerated(kernels);
 }
 
 std::vector<BuildResult> GpuBuilder::BuildKernels(const std::vector<CudaKernel>& kernels) {
+  std::vector<Generated<CudaKernel>> generated(kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) generated[i].source = kernels[i];
+  return BuildGenerated(generated);
+}
+
+std::vector<BuildResult> GpuBuilder::BuildGenerated(
+    const std::vector<Generated<CudaKernel>>& kernels) {
   const GpuLimits& limits = *options_.limits;
   std::vector<BuildResult> results(kernels.size());
   std::vector<size_t> pending;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    if (kernels[i].code.empty()) {
-      results[i].status = MeasureStatus::kInstantiation;
-      results[i].error = kernels[i].symbol;
+    if (!kernels[i].ok()) {
+      results[i].status = kernels[i].status;
+      results[i].error = kernels[i].error;
       continue;
     }
-    GpuCheck check = CheckLaunch(kernels[i], limits);
+    GpuCheck check = CheckLaunch(kernels[i].source, limits);
     if (!check.ok()) {
       results[i].status = check.status;
       results[i].error = check.reason;
@@ -120,7 +98,7 @@ std::vector<BuildResult> GpuBuilder::BuildKernels(const std::vector<CudaKernel>&
   compile_options.max_error_chars = options_.max_error_chars;
 
   auto build = [&](size_t i) {
-    const CudaKernel& kernel = kernels[i];
+    const CudaKernel& kernel = kernels[i].source;
     BuildResult& result = results[i];
     CudaCompileResult compiled;
     try {
@@ -162,7 +140,7 @@ std::vector<BuildResult> GpuBuilder::BuildKernels(const std::vector<CudaKernel>&
       result.status = MeasureStatus::kCompileDevice;
       std::string error = refusal;
       if (!compiled.ok) error += (error.empty() ? "" : "\n") + compiled.log;
-      result.error = Truncate(std::move(error), options_.max_error_chars);
+      result.error = process::TruncateMessage(std::move(error), options_.max_error_chars);
       return;
     }
     const CudaResourceUsage& usage = compiled.resources.at(kernel.symbol);
@@ -206,14 +184,8 @@ std::vector<BuildResult> GpuBuilder::BuildKernels(const std::vector<CudaKernel>&
     result.artifact = base + ".json";
   };
 
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t j; (j = next.fetch_add(1)) < pending.size();) build(pending[j]);
-  };
-  std::vector<std::thread> threads;
-  const int count = std::min<int>(options_.parallel_invocations, static_cast<int>(pending.size()));
-  for (int t = 0; t < count; ++t) threads.emplace_back(work);
-  for (std::thread& thread : threads) thread.join();
+  process::ForEachInParallel(pending.size(), options_.parallel_invocations,
+                             [&](size_t j) { build(pending[j]); });
   return results;
 }
 
@@ -223,28 +195,7 @@ CompileCudaValidityChecker::CompileCudaValidityChecker(const Task& task, GpuBuil
     : task_(task), builder_(std::move(options)) {}
 
 std::vector<ValidityResult> CompileCudaValidityChecker::Check(const std::vector<Config>& configs) {
-  std::vector<ValidityResult> results(configs.size());
-  std::vector<MeasureInput> inputs;
-  std::vector<size_t> positions;  // where each built input's result goes
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (!task_.space.InRange(configs[i])) {
-      throw Error("validity check of '" + task_.name + "': configuration out of the space's range");
-    }
-    if (!task_.space.IsValid(configs[i])) {
-      results[i].status = MeasureStatus::kInstantiation;  // never built, costs nothing
-      continue;
-    }
-    inputs.push_back({&task_, configs[i]});
-    positions.push_back(i);
-  }
-  std::vector<BuildResult> builds = builder_.Build(inputs);
-  for (size_t j = 0; j < builds.size(); ++j) {
-    ValidityResult& result = results[positions[j]];
-    result.valid = builds[j].status == MeasureStatus::kOk;
-    result.status = builds[j].status;
-    result.cost_s = builds[j].compile_time_s;
-  }
-  return results;
+  return CheckByBuilding(task_, builder_, configs);
 }
 
 }  // namespace glimpse

@@ -21,6 +21,7 @@
 #include <regex>
 #include <sstream>
 
+#include "glimpse/build_support.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 
@@ -118,14 +119,6 @@ bool ReadBlob(const std::string& message, size_t& position, std::string& blob) {
   blob.assign(message, position, size);
   position += size;
   return true;
-}
-
-std::string Truncate(std::string text, size_t max_chars) {
-  if (text.size() > max_chars) {
-    text.resize(max_chars);
-    text += " …";
-  }
-  return text;
 }
 
 // Runs CompileHere in a child; the result's `ok` is false with a log saying what went wrong when
@@ -278,8 +271,8 @@ CudaCompileResult CompileCuda(const std::string& code, const std::string& arch,
       result.resources.emplace(symbol, usage);
     }
   }
-  result.log =
-      result.ok ? std::move(raw.log) : Truncate(std::move(raw.log), options.max_error_chars);
+  result.log = result.ok ? std::move(raw.log)
+                         : process::TruncateMessage(std::move(raw.log), options.max_error_chars);
   return result;
 }
 

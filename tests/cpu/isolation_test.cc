@@ -33,7 +33,8 @@ std::string PlantedSource(Plant plant, const Task& task, const Config& config,
       // The real kernel, then one output element off by one.
       return GenerateCpuKernel(task, config, symbol + "_real") + signature + " { " + symbol +
              "_real(inputs, output); output[0] += 1.0f; }\n";
-    case Plant::kNone: break;
+    case Plant::kNone:
+      break;
   }
   return GenerateCpuKernel(task, config, symbol);
 }
@@ -118,8 +119,11 @@ TEST_F(IsolationTest, CompilerErrorsAreAttributedToTheirCandidate) {
   const std::string good =
       "extern \"C\" void good(const float* const* inputs, float* output) { output[0] = 1; }\n";
   const std::string bad = "extern \"C\" void bad(const float* const*, float*) { nonsense; }\n";
-  std::vector<BuildResult> results =
-      builder.BuildSources({{good, "good"}, {bad, "bad"}, {"", "refused by the template"}});
+  Generated<KernelSource> refused;
+  refused.status = MeasureStatus::kInstantiation;
+  refused.error = "refused by the template";
+  std::vector<BuildResult> results = builder.BuildGenerated(
+      {{MeasureStatus::kOk, "", {good, "good"}}, {MeasureStatus::kOk, "", {bad, "bad"}}, refused});
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].status, MeasureStatus::kOk) << results[0].error;
   EXPECT_NE(results[0].artifact.find(".so:good"), std::string::npos);

@@ -121,8 +121,8 @@ TEST(GpuBuilderTest, StatusesOfFailedKernels) {
   options.max_error_chars = 400;
   GpuBuilder builder(options);
 
-  CudaKernel refused_template;
-  refused_template.symbol = "tile 64 does not divide 100";  // the template's error text
+  Generated<CudaKernel> refused_template =
+      RunTemplate<CudaKernel>([]() -> CudaKernel { throw Error("tile 64 does not divide 100"); });
   CudaKernel too_many_threads = AddKernel("big_block");
   too_many_threads.launch.block = {2048, 1, 1};
   CudaKernel broken = AddKernel("broken");
@@ -140,8 +140,10 @@ TEST(GpuBuilderTest, StatusesOfFailedKernels) {
   hidden_shared.launch.block = {128, 1, 1};
   hidden_shared.num_inputs = 1;
 
-  std::vector<BuildResult> results = builder.BuildKernels(
-      {refused_template, too_many_threads, broken, hidden_shared, AddKernel("fine")});
+  auto ok = [](CudaKernel kernel) { return Generated<CudaKernel>{MeasureStatus::kOk, "", kernel}; };
+  std::vector<BuildResult> results =
+      builder.BuildGenerated({refused_template, ok(too_many_threads), ok(broken), ok(hidden_shared),
+                              ok(AddKernel("fine"))});
   ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0].status, MeasureStatus::kInstantiation);
   EXPECT_EQ(results[0].error, "tile 64 does not divide 100");

@@ -1,4 +1,4 @@
-// GpuRunner and its worker: the request and artifact codec, the "no CUDA device" results on a
+// GpuRunner and its worker: the artifact file, the "no CUDA device" results on a
 // machine without one (a missing driver, a fake driver with zero devices), and — on a machine
 // with a GPU — a correct kernel measured, a planted out-of-bounds write (runtime-device, then a
 // fresh worker runs the next candidate), a planted infinite loop (run-timeout), a wrong answer, a
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/driver/gpu_artifact.h"
 #include "cuda/runner_test_util.h"
-#include "cuda/driver/worker_protocol.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/random.h"
@@ -29,62 +29,7 @@ using cuda_test::HasPart;
 using cuda_test::ScopedEnv;
 using cuda_test::StartsWith;
 
-// ---- The worker's request and artifact
-
-TEST(GpuWorkerProtocolTest, RequestRoundTrips) {
-  cuda::GpuMeasureRequest request;
-  request.artifact = "/tmp/k.json";
-  request.op = ParseOperator("dense:M=4,N=8,K=16,bias=1");
-  request.warmup = 2;
-  request.min_repeats = 5;
-  request.min_time_s = 0.25;
-  request.max_repeats = 50;
-  request.flush_bytes = -1;
-  request.rtol = 2e-3;
-  request.seed = 7;
-  cuda::GpuMeasureRequest back =
-      cuda::GpuMeasureRequestFromJson(Json::parse(GpuMeasureRequestToJson(request).dump()));
-  EXPECT_EQ(back.artifact, request.artifact);
-  EXPECT_EQ(OperatorToString(back.op), OperatorToString(request.op));
-  EXPECT_EQ(back.warmup, 2);
-  EXPECT_EQ(back.min_repeats, 5);
-  EXPECT_DOUBLE_EQ(back.min_time_s, 0.25);
-  EXPECT_EQ(back.max_repeats, 50);
-  EXPECT_EQ(back.flush_bytes, -1);
-  EXPECT_DOUBLE_EQ(back.rtol, 2e-3);
-  EXPECT_EQ(back.seed, 7u);
-}
-
-TEST(GpuWorkerProtocolTest, BadRequestsNameTheField) {
-  cuda::GpuMeasureRequest request;
-  request.artifact = "/tmp/k.json";
-  request.op = ParseOperator("dense:M=4,N=8,K=16");
-  const Json good = GpuMeasureRequestToJson(request);
-  auto error_of = [](const Json& json) -> std::string {
-    try {
-      cuda::GpuMeasureRequestFromJson(json);
-    } catch (const Error& error) {
-      return error.what();
-    }
-    return "";
-  };
-  Json missing = good;
-  missing.erase("min_repeats");
-  EXPECT_PRED_FORMAT2(HasPart, error_of(missing), "missing field 'min_repeats'");
-  Json zero = good;
-  zero["min_repeats"] = 0;
-  EXPECT_PRED_FORMAT2(HasPart, error_of(zero), "'min_repeats' must be an integer ≥ 1");
-  Json rtol = good;
-  rtol["rtol"] = 0;
-  EXPECT_PRED_FORMAT2(HasPart, error_of(rtol), "'rtol' must be > 0");
-  Json op = good;
-  op["op"] = {{"op", "matmul"}};
-  EXPECT_PRED_FORMAT2(HasPart, error_of(op), "matmul");
-  Json seed = good;
-  seed["seed"] = -3;
-  EXPECT_PRED_FORMAT2(HasPart, error_of(seed), "'seed'");
-  EXPECT_PRED_FORMAT2(HasPart, error_of(Json::array()), "must be a JSON object");
-}
+// ---- The artifact file
 
 Json ArtifactJson() {
   return {{"cubin", "k.cubin"},

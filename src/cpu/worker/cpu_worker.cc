@@ -1,13 +1,9 @@
 // glimpse_cpu_worker — the process in which CpuRunner runs candidate kernels, so that a crash or
 // a hang takes down this process and never the tuner.
 //
-// Protocol (one JSON object per line): the worker prints {"ready": true} once started; then for
-// each request line
-//   {"artifact": "/path/unit.so:symbol", "op": {OperatorToJson…}, "warmup": 1, "min_repeats": 3,
-//    "min_time_s": 0.05, "max_repeats": 200, "flush_bytes": 67108864, "rtol": 0.001,
-//    "seed": 1}
-// it answers {"status": "ok" | "wrong-answer" | "runtime-device", "samples": [s, …],
-// "error": "…"}. Inputs and the reference output are cached for the last operator.
+// The protocol is glimpse/worker_protocol.h's; the artifact is "/path/unit.so:symbol". Answers:
+// ok, wrong-answer, or runtime-device (the library or symbol cannot be loaded). Inputs and the
+// reference output are cached for the last operator.
 // A kernel with a prepare step (<symbol>_prepared_size and <symbol>_prepare, kernel ABI in
 // glimpse/cpu.h) is prepared once per request, untimed, from the constant inputs only (the others
 // are passed as null), into a NaN-filled buffer; the kernel then gets that buffer after its inputs.
@@ -29,9 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/reference.h"
-#include "glimpse/ops.h"
 #include "glimpse/error.h"
+#include "glimpse/ops.h"
+#include "glimpse/reference.h"
+#include "glimpse/worker_protocol.h"
 
 namespace glimpse::cpu {
 namespace {
@@ -80,28 +77,36 @@ void Flush(std::vector<char>& buffer, int round) {
   (void)sink;
 }
 
-Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
-  Operator op = OperatorFromJson(request.at("op"));
-  Prepare(data, op, request.value("seed", uint64_t{1}));
-  size_t flush_bytes = request.value("flush_bytes", int64_t{0}) > 0
-                           ? static_cast<size_t>(request["flush_bytes"].get<int64_t>())
-                           : 0;
+using process::MeasureAnswer;
+using process::MeasureRequest;
+
+MeasureAnswer Failed(MeasureStatus status, std::string error) {
+  MeasureAnswer answer;
+  answer.status = status;
+  answer.error = std::move(error);
+  return answer;
+}
+
+MeasureAnswer Handle(const MeasureRequest& request, Data& data, std::vector<char>& flush) {
+  const Operator& op = request.op;
+  Prepare(data, op, request.seed);
+  size_t flush_bytes = request.flush_bytes > 0 ? static_cast<size_t>(request.flush_bytes) : 0;
   if (flush.size() != flush_bytes) flush.assign(flush_bytes, 0);
 
-  const std::string artifact = request.at("artifact").get<std::string>();
+  const std::string& artifact = request.artifact;
   size_t colon = artifact.rfind(':');
   if (colon == std::string::npos) {
-    return {{"status", "runtime-device"}, {"error", "artifact without ':symbol': " + artifact}};
+    return Failed(MeasureStatus::kRuntimeDevice, "artifact without ':symbol': " + artifact);
   }
   void* library = dlopen(artifact.substr(0, colon).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
-    return {{"status", "runtime-device"}, {"error", std::string("dlopen: ") + dlerror()}};
+    return Failed(MeasureStatus::kRuntimeDevice, std::string("dlopen: ") + dlerror());
   }
   auto kernel = reinterpret_cast<KernelFn>(dlsym(library, artifact.substr(colon + 1).c_str()));
   if (kernel == nullptr) {
     std::string error = std::string("dlsym: ") + dlerror();
     dlclose(library);
-    return {{"status", "runtime-device"}, {"error", error}};
+    return Failed(MeasureStatus::kRuntimeDevice, error);
   }
 
   // The optional prepare step: both symbols or neither.
@@ -111,8 +116,8 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
       reinterpret_cast<PreparedSizeFn>(dlsym(library, (symbol + "_prepared_size").c_str()));
   if ((prepare == nullptr) != (prepared_size == nullptr)) {
     dlclose(library);
-    return {{"status", "runtime-device"},
-            {"error", "kernel " + symbol + " defines only one of _prepare and _prepared_size"}};
+    return Failed(MeasureStatus::kRuntimeDevice,
+                  "kernel " + symbol + " defines only one of _prepare and _prepared_size");
   }
   std::vector<const float*> pointers = data.pointers;
   std::unique_ptr<float, FreeDeleter> prepared;
@@ -120,8 +125,8 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
     const int64_t floats = prepared_size();
     if (floats < 0 || floats > (int64_t{1} << 32)) {
       dlclose(library);
-      return {{"status", "runtime-device"},
-              {"error", "prepared size of " + std::to_string(floats) + " floats"}};
+      return Failed(MeasureStatus::kRuntimeDevice,
+                    "prepared size of " + std::to_string(floats) + " floats");
     }
     const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
     prepared.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
@@ -140,19 +145,19 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
   std::vector<float> output(data.output_count, std::numeric_limits<float>::quiet_NaN());
   kernel(pointers.data(), output.data());
   int64_t bad = FirstMismatch(data.reference, output.data(), data.output_count,
-                              OperatorReductionLength(op), request.value("rtol", 1e-3));
+                              OperatorReductionLength(op), request.rtol);
   if (bad >= 0) {
     dlclose(library);
     std::ostringstream error;
     error << "output element " << bad << " is " << output[bad] << ", expected "
           << data.reference.output[bad];
-    return {{"status", "wrong-answer"}, {"error", error.str()}};
+    return Failed(MeasureStatus::kWrongAnswer, error.str());
   }
 
-  for (int i = 0; i < request.value("warmup", 1); ++i) kernel(pointers.data(), output.data());
-  const int min_repeats = request.value("min_repeats", 3);
-  const int max_repeats = std::max(min_repeats, request.value("max_repeats", 200));
-  const double min_time_s = request.value("min_time_s", 0.05);
+  for (int i = 0; i < request.warmup; ++i) kernel(pointers.data(), output.data());
+  const int min_repeats = request.min_repeats;
+  const int max_repeats = std::max(min_repeats, request.max_repeats);
+  const double min_time_s = request.min_time_s;
   std::vector<double> samples;
   double total = 0;
   while (static_cast<int>(samples.size()) < max_repeats &&
@@ -166,7 +171,10 @@ Json Handle(const Json& request, Data& data, std::vector<char>& flush) {
     total += seconds;
   }
   dlclose(library);
-  return {{"status", "ok"}, {"samples", samples}};
+  MeasureAnswer answer;
+  answer.status = MeasureStatus::kOk;
+  answer.samples = std::move(samples);
+  return answer;
 }
 
 void Pin(const std::string& list) {
@@ -190,18 +198,12 @@ int main(int argc, char** argv) {
   // Kernels use OpenMP; keeping its runtime loaded for good means that unloading a kernel never
   // unloads the code its idle thread pool is running.
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-  std::cout << glimpse::Json{{"ready", true}}.dump() << std::endl;
+  std::cout << glimpse::process::WorkerHelloToJson(glimpse::process::WorkerHello{}).dump()
+            << std::endl;
   glimpse::cpu::Data data;
   std::vector<char> flush;
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    glimpse::Json response;
-    try {
-      response = glimpse::cpu::Handle(glimpse::Json::parse(line), data, flush);
-    } catch (const std::exception& error) {
-      response = {{"status", "unknown"}, {"error", std::string("worker: ") + error.what()}};
-    }
-    std::cout << response.dump() << std::endl;
-  }
+  glimpse::process::ServeRequests(std::cin, std::cout, [&](const auto& request) {
+    return glimpse::cpu::Handle(request, data, flush);
+  });
   return 0;
 }

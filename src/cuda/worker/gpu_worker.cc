@@ -1,6 +1,7 @@
 // glimpse_gpu_worker — the process in which GpuRunner runs candidate CUDA kernels, so that a GPU
 // fault (which leaves the CUDA context unusable) or a hang takes down this process and never the
-// tuner. The protocol is in cuda/driver/worker_protocol.h. Arguments: --device N (default 0).
+// tuner. The protocol is glimpse/worker_protocol.h's, the artifact file
+// cuda/driver/gpu_artifact.h's. Arguments: --device N (default 0).
 //
 // Per operator and seed the worker keeps, on the device, the inputs (uniform in [-1, 1], drawn as
 // CpuRunner's worker draws them) and, on the host, the CPU reference of glimpse/reference.h. Per
@@ -20,17 +21,21 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/reference.h"
 #include "cuda/driver/cuda_driver.h"
-#include "cuda/driver/worker_protocol.h"
+#include "cuda/driver/gpu_artifact.h"
 #include "glimpse/error.h"
+#include "glimpse/reference.h"
+#include "glimpse/worker_protocol.h"
 
 namespace glimpse::cuda {
 namespace {
 
+using process::MeasureAnswer;
+using process::MeasureRequest;
+
 // A CUDA failure in or around a kernel; `fatal` when the context may be unusable afterwards.
 struct Failure {
-  std::string status;  // "runtime-device", "wrong-answer"
+  MeasureStatus status;  // runtime-device, wrong-answer
   std::string error;
   bool fatal = false;
 };
@@ -75,11 +80,15 @@ class Worker {
   const std::string& name() const { return name_; }
   int64_t l2_bytes() const { return l2_bytes_; }
 
-  Json Handle(const GpuMeasureRequest& request) {
+  MeasureAnswer Handle(const MeasureRequest& request) {
     try {
       return Measure(request);
     } catch (const Failure& failure) {
-      return {{"status", failure.status}, {"error", failure.error}, {"fatal", failure.fatal}};
+      MeasureAnswer answer;
+      answer.status = failure.status;
+      answer.error = failure.error;
+      answer.fatal = failure.fatal;
+      return answer;
     }
   }
 
@@ -90,7 +99,7 @@ class Worker {
     try {
       driver_.Check(code, call);
     } catch (const CudaCallError& error) {
-      throw Failure{"runtime-device", error.what(), fatal};
+      throw Failure{MeasureStatus::kRuntimeDevice, error.what(), fatal};
     }
   }
 
@@ -146,16 +155,16 @@ class Worker {
          what);
   }
 
-  Json Measure(const GpuMeasureRequest& request) {
+  MeasureAnswer Measure(const MeasureRequest& request) {
     GpuArtifact artifact;
     try {
       artifact = ReadGpuArtifact(request.artifact);
     } catch (const Error& error) {
-      throw Failure{"runtime-device", error.what(), false};
+      throw Failure{MeasureStatus::kRuntimeDevice, error.what(), false};
     }
     const int num_inputs = static_cast<int>(OperatorInputShapes(request.op).size());
     if (artifact.num_inputs != num_inputs) {
-      throw Failure{"runtime-device",
+      throw Failure{MeasureStatus::kRuntimeDevice,
                     request.artifact + ": the kernel takes " + std::to_string(artifact.num_inputs) +
                         " inputs, the operator has " + std::to_string(num_inputs),
                     false};
@@ -163,7 +172,8 @@ class Worker {
     std::ifstream in(artifact.cubin, std::ios::binary);
     std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in || image.empty()) {
-      throw Failure{"runtime-device", "cannot read the module image " + artifact.cubin, false};
+      throw Failure{MeasureStatus::kRuntimeDevice, "cannot read the module image " + artifact.cubin,
+                    false};
     }
     image.push_back('\0');  // PTX text must be NUL-terminated; a CUBIN ignores the extra byte
     PrepareData(request.op, request.seed);
@@ -216,12 +226,12 @@ class Worker {
     std::vector<float> output(static_cast<size_t>(output_count_));
     Call(api_.MemcpyDtoH(output.data(), output_, output_bytes), "cuMemcpyDtoH");
     int64_t bad = FirstMismatch(reference_, output.data(), output_count_,
-                                     OperatorReductionLength(request.op), request.rtol);
+                                OperatorReductionLength(request.op), request.rtol);
     if (bad >= 0) {
       std::ostringstream error;
       error << "output element " << bad << " is " << output[bad] << ", expected "
             << reference_.output[bad];
-      throw Failure{"wrong-answer", error.str(), false};
+      throw Failure{MeasureStatus::kWrongAnswer, error.str(), false};
     }
 
     const size_t flush_bytes = request.flush_bytes > 0   ? static_cast<size_t>(request.flush_bytes)
@@ -256,7 +266,10 @@ class Worker {
       samples.push_back(milliseconds * 1e-3);
       total += samples.back();
     }
-    return {{"status", "ok"}, {"samples", samples}};
+    MeasureAnswer answer;
+    answer.status = MeasureStatus::kOk;
+    answer.samples = std::move(samples);
+    return answer;
   }
 
   const CudaDriver& driver_;
@@ -275,43 +288,41 @@ class Worker {
   size_t flush_size_ = 0;
 };
 
-void Answer(const Json& json) { std::cout << json.dump() << std::endl; }
+void SayHello(const process::WorkerHello& hello) {
+  std::cout << process::WorkerHelloToJson(hello).dump() << std::endl;
+}
 
 }  // namespace
 }  // namespace glimpse::cuda
 
 int main(int argc, char** argv) {
-  using glimpse::Json;
+  using glimpse::process::WorkerHello;
   int ordinal = 0;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--device") ordinal = std::atoi(argv[i + 1]);
   }
   glimpse::cuda::CudaDriver driver;
+  WorkerHello hello;
   if (!driver.available()) {
-    glimpse::cuda::Answer({{"ready", false},
-                           {"error", "no CUDA device: " + driver.unavailable_reason()},
-                           {"no_device", true}});
+    hello.ready = false;
+    hello.error = "no CUDA device: " + driver.unavailable_reason();
+    hello.no_device = true;
+    glimpse::cuda::SayHello(hello);
     return 0;
   }
   glimpse::cuda::Worker worker(driver);
-  bool no_device = false;
-  if (std::string error = worker.Start(ordinal, no_device); !error.empty()) {
-    glimpse::cuda::Answer({{"ready", false}, {"error", error}, {"no_device", no_device}});
+  if (std::string error = worker.Start(ordinal, hello.no_device); !error.empty()) {
+    hello.ready = false;
+    hello.error = error;
+    glimpse::cuda::SayHello(hello);
     return 0;
   }
-  glimpse::cuda::Answer(
-      {{"ready", true}, {"device", worker.name()}, {"l2_bytes", worker.l2_bytes()}});
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    Json response;
-    try {
-      response = worker.Handle(glimpse::cuda::GpuMeasureRequestFromJson(Json::parse(line)));
-    } catch (const std::exception& error) {
-      response = {{"status", "unknown"}, {"error", std::string("gpu worker: ") + error.what()}};
-    }
-    glimpse::cuda::Answer(response);
-    // A fault leaves the context unusable: end here so that the runner starts a fresh worker.
-    if (response.value("fatal", false)) return 1;
-  }
+  hello.device = worker.name();
+  hello.l2_bytes = worker.l2_bytes();
+  glimpse::cuda::SayHello(hello);
+  // After a fatal answer (a fault left the context unusable) the worker ends here, so that the
+  // runner starts a fresh one.
+  glimpse::process::ServeRequests(std::cin, std::cout,
+                                  [&](const auto& request) { return worker.Handle(request); });
   return 0;
 }

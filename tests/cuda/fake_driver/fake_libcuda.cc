@@ -71,8 +71,13 @@ int cuGetErrorString(int error, const char** text) {
 //   fake_fault    the next synchronisation fails with CUDA_ERROR_ILLEGAL_ADDRESS (700), and so
 //                 does every later call, as a real context stays broken after a fault
 //   fake_hang     the next synchronisation never returns
+//   fake_crash    the worker process dies (SIGSEGV), as a driver bug would take it down
+//   fake_garbage  computes fake_dense, but first writes a line that is not JSON to the worker's
+//                 standard output, where the runner reads its answer (once per process)
+//   fake_melted   the same with an answer whose status no runner knows ({"status": "melted"})
 // With $GLIMPSE_FAKE_CUDA_CONTEXT_FAILS set, cuCtxCreate fails (CUDA_ERROR_OUT_OF_MEMORY).
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <thread>
 
@@ -167,7 +172,14 @@ int cuLaunchKernel(FakeFunction* function, unsigned, unsigned, unsigned, unsigne
     hang_next = true;
     return kSuccess;
   }
-  if (name == "fake_dense") {
+  if (name == "fake_crash") std::raise(SIGSEGV);
+  static bool said = false;
+  if ((name == "fake_garbage" || name == "fake_melted") && !said) {
+    said = true;
+    std::fputs(name == "fake_garbage" ? "}garbage{\n" : "{\"status\": \"melted\"}\n", stdout);
+    std::fflush(stdout);
+  }
+  if (name == "fake_dense" || name == "fake_garbage" || name == "fake_melted") {
     int m = 0, n = 0, k = 0;
     const char* mnk = std::getenv("GLIMPSE_FAKE_DENSE_MNK");
     if (mnk == nullptr || std::sscanf(mnk, "%d,%d,%d", &m, &n, &k) != 3) return kInvalidValue;

@@ -1,0 +1,26 @@
+// What every builder needs around its compiler, whatever the target: a directory for its units,
+// a number of parallel compiler runs, compiler messages cut to a readable length, and a pool of
+// threads that each drive one compiler run at a time.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace glimpse::process {
+
+// `given` (created when missing), or — when empty — a fresh directory
+// <temp>/<prefix>-XXXXXX. Throws Error naming the directory that cannot be made.
+std::string MakeBuildDir(const std::string& given, const std::string& prefix);
+
+// `given` when > 0, else the number of online CPUs (at least 1).
+int BuildJobs(int given);
+
+// `text` cut to `max_chars` bytes, with " …" after a cut.
+std::string TruncateMessage(std::string text, size_t max_chars);
+
+// Calls work(i) for every i in [0, count) on up to `threads` threads, each taking the next index
+// when it finishes one; returns when all are done. `work` must not throw.
+void ForEachInParallel(size_t count, int threads, const std::function<void(size_t)>& work);
+
+}  // namespace glimpse::process

@@ -1,0 +1,56 @@
+#include "glimpse/build_support.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "glimpse/error.h"
+
+namespace glimpse::process {
+
+namespace fs = std::filesystem;
+
+std::string MakeBuildDir(const std::string& given, const std::string& prefix) {
+  if (!given.empty()) {
+    std::error_code error;
+    fs::create_directories(given, error);
+    if (error) throw Error("cannot create the build directory " + given + ": " + error.message());
+    return given;
+  }
+  std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw Error("cannot create a build directory under " + fs::temp_directory_path().string());
+  }
+  return pattern;
+}
+
+int BuildJobs(int given) {
+  return given > 0 ? given : std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+std::string TruncateMessage(std::string text, size_t max_chars) {
+  if (text.size() > max_chars) {
+    text.resize(max_chars);
+    text += " …";
+  }
+  return text;
+}
+
+void ForEachInParallel(size_t count, int threads, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto drive = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < count;) work(i);
+  };
+  std::vector<std::thread> pool;
+  const size_t size = std::min(count, static_cast<size_t>(std::max(1, threads)));
+  for (size_t t = 0; t < size; ++t) pool.emplace_back(drive);
+  for (std::thread& thread : pool) thread.join();
+}
+
+}  // namespace glimpse::process
