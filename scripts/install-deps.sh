@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config clang-format
   libsqlite3-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libxgboost-dev

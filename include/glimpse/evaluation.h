@@ -24,6 +24,7 @@
 #include "glimpse/json.h"
 #include "glimpse/measure.h"
 #include "glimpse/replay.h"
+#include "glimpse/tuner.h"
 
 namespace glimpse {
 
@@ -95,7 +96,7 @@ struct RunRecord {
   uint64_t seed = 0;
   int64_t measurements = 0;
   int64_t failed = 0;
-  std::string stop_reason;  // "measurement budget", "time budget", "space exhausted", …
+  std::string stop_reason;   // "measurement budget", "time budget", "space exhausted", …
   double simulated_s = 0.0;  // measurements' cost plus presampling_s
   // Validity checks before the first measurement (validity_init), in simulated seconds; 0 for
   // other strategies. Included in simulated_s and in every best_curve point's simulated_s.
@@ -222,8 +223,6 @@ void PrintResultsTable(const StudyResults& results, std::ostream& out);
 
 // ---------------------------------------------------------------------------------------------
 // Running a study
-
-using TransferHistory = std::vector<std::pair<Config, MeasureResult>>;
 
 // Leave-one-device-out: every recorded entry of group[i] for i != held_out, mapped into
 // group[held_out]'s space by knob name (ConfigToJson / ConfigFromJson); entries whose

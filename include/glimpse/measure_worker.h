@@ -57,10 +57,11 @@ class MeasureWorker {
   std::unique_ptr<Impl> impl_;
 };
 
-// The worker executable: `given`, else $`env`, else `built_in` (the one built with the library);
-// Error naming `runner`, the variable and `worker_path` when all are empty.
-std::string FindWorker(const std::string& given, const char* env, const std::string& built_in,
-                       const std::string& runner);
+// The worker executable: `given`, else $`env`, else the first of `built_in` that exists (the one
+// built beside the library, then the installed one), else the first non-empty of them; Error
+// naming `runner`, the variable and `worker_path` when there is none.
+std::string FindWorker(const std::string& given, const char* env,
+                       const std::vector<std::string>& built_in, const std::string& runner);
 
 // Runner::Run for a runner that measures one candidate at a time: `measure` for each input and
 // its build, in order; Error naming `runner` when the two lists differ in length.

@@ -1,7 +1,10 @@
 // glimpse/tuner.h — search strategies and their registry.
 //
 // Lifecycle (after AutoTVM's Tuner and MetaSchedule's SearchStrategy):
-//   Init(task, seed) → loop { Propose(n) → [measure] → Observe(configs, results) } → Finish()
+//   Init(context) → loop { Propose(n) → [measure] → Observe(configs, results) } → Finish()
+// The context is the task, the seed and what the target knows besides (TargetKnowledge): a
+// strategy takes from it what it can use and ignores the rest, so that one factory (MakeTuner)
+// builds every strategy for every target.
 // A strategy never measures; it proposes and learns. Contract for every strategy:
 //   - Propose returns at most n distinct configurations that are valid (satisfy every
 //     restriction) and were neither proposed nor observed before in this run; it returns fewer,
@@ -15,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glimpse/json.h"
@@ -24,13 +28,39 @@
 
 namespace glimpse {
 
+struct GpuSpec;         // glimpse/hardware.h
+class ValidityChecker;  // glimpse/validity.h
+
+// Measurements of the task's space on other devices (AutoTVM's load_history), in the task's
+// configurations.
+using TransferHistory = std::vector<std::pair<Config, MeasureResult>>;
+
+// What the target (and the user) know besides the task's space.
+struct TargetKnowledge {
+  // The device as the target describes it (a GPU: the driver's figures completed from the GPU
+  // table); null when the target is not a GPU or nothing is known of it.
+  std::shared_ptr<const GpuSpec> gpu;
+  // A check much cheaper than a measurement (compile only, a recorded status), for strategies that
+  // presample validity; null when the target has none.
+  std::shared_ptr<ValidityChecker> validity_checker;
+  TransferHistory history;
+};
+
+struct TuningContext {
+  const Task* task = nullptr;  // outlives the tuner
+  uint64_t seed = 0;
+  TargetKnowledge knowledge;
+};
+
 class Tuner {
  public:
   virtual ~Tuner() = default;
   // The registry name ("random", "ga", …).
   virtual std::string Name() const = 0;
-  // `task` outlives the tuner.
-  virtual void Init(const Task& task, uint64_t seed) = 0;
+  // Starts a run: forgets every earlier proposal and observation.
+  virtual void Init(const TuningContext& context) = 0;
+  // Init with the task and seed alone.
+  void Init(const Task& task, uint64_t seed) { Init(TuningContext{&task, seed, {}}); }
   virtual std::vector<Config> Propose(size_t n) = 0;
   virtual void Observe(const std::vector<Config>& configs,
                        const std::vector<MeasureResult>& results) = 0;
@@ -41,13 +71,25 @@ class Tuner {
 // are an Error naming the accepted ones.
 using TunerFactory = std::function<std::unique_ptr<Tuner>(const Json& options)>;
 
+// What a strategy takes from TargetKnowledge, for the command line's checks ("--transfer-from needs
+// a strategy that learns from history").
+struct TunerTraits {
+  bool learns_from_history = false;  // uses TargetKnowledge::history
+  bool checks_validity = false;  // uses TargetKnowledge::validity_checker (option validity_init)
+  bool reads_device = false;     // uses TargetKnowledge::gpu
+};
+
 // The registry. MakeTuner throws Error "unknown tuner 'xgbb'; known: ga, grid, random, sa" (names
 // sorted). KnownTuners() is sorted too.
 std::unique_ptr<Tuner> MakeTuner(const std::string& name, const Json& options = Json::object());
 std::vector<std::string> KnownTuners();
 std::string TunerDescription(const std::string& name);
+TunerTraits TraitsOfTuner(const std::string& name);
+// The registered names whose traits satisfy `has`, sorted and comma-separated ("xgb, xgb-reg").
+std::string TunersWith(bool (*has)(const TunerTraits&));
 // Adds a strategy; later issues register model-based ones. Re-registering a name is an Error.
-void RegisterTuner(const std::string& name, const std::string& description, TunerFactory factory);
+void RegisterTuner(const std::string& name, const std::string& description, TunerFactory factory,
+                   TunerTraits traits = {});
 
 // Uniform random sampling without replacement.
 std::unique_ptr<Tuner> MakeRandomTuner(const Json& options = Json::object());

@@ -21,22 +21,25 @@
 namespace glimpse {
 
 enum class ProgressMode : uint8_t {
-  kAuto,   // a live status line on a terminal, plain log lines otherwise
+  kAuto,  // a live status line on a terminal, plain log lines otherwise
   kLive,
   kLog,
   kQuiet,
 };
 
 struct TuneOptions {
-  int64_t max_measurements = 0;   // 0: no limit on the count (a time budget must then be set)
-  double max_seconds = 0.0;       // 0: no limit; simulated seconds when the runner simulates
-  int64_t early_stopping = 0;     // stop after this many measurements without improvement; 0: off
-  int batch_size = 16;            // configurations proposed, built and measured together
+  int64_t max_measurements = 0;  // 0: no limit on the count (a time budget must then be set)
+  double max_seconds = 0.0;      // 0: no limit; simulated seconds when the runner simulates
+  int64_t early_stopping = 0;    // stop after this many measurements without improvement; 0: off
+  int batch_size = 16;           // configurations proposed, built and measured together
   uint64_t seed = 0;
-  bool resume = true;             // warm the tuner with this task's records in the database
+  bool resume = true;  // warm the tuner with this task's records in the database
   ProgressMode progress = ProgressMode::kAuto;
   std::ostream* progress_stream = nullptr;  // nullptr: std::cerr
   double log_interval_s = 5.0;              // kLog: a line at most this often (and at the end)
+  // What the target knows besides the task (device description, validity check, history): given
+  // to the strategy at Init with the task and the seed.
+  TargetKnowledge knowledge;
 
   // Throws Error naming the field when a budget is ≤ 0 where it must be positive, or none is set.
   void Validate() const;
@@ -44,24 +47,24 @@ struct TuneOptions {
 
 // Best-so-far after each measurement of this run (resumed records come first).
 struct TrajectoryPoint {
-  int64_t measurement = 0;    // 1-based count of measurements so far
-  double tuning_time_s = 0;   // simulated or real seconds so far (see TuneOptions::max_seconds);
-                              // 0 for resumed records, which cost nothing in this run
-  double best_time_s = 0;     // +inf until the first ok measurement
+  int64_t measurement = 0;   // 1-based count of measurements so far
+  double tuning_time_s = 0;  // simulated or real seconds so far (see TuneOptions::max_seconds);
+                             // 0 for resumed records, which cost nothing in this run
+  double best_time_s = 0;    // +inf until the first ok measurement
 };
 
 struct TuneSummary {
-  int64_t measurements = 0;   // resumed + new
+  int64_t measurements = 0;  // resumed + new
   int64_t resumed = 0;
   int64_t failed = 0;
   std::map<MeasureStatus, int64_t> by_status;
   std::optional<Config> best_config;
-  double best_time_s = 0;     // +inf when nothing succeeded
-  double tuning_time_s = 0;   // sum of cost_s of this run's measurements (simulated for replay)
-  double elapsed_s = 0;       // real wall-clock of this run
-  double tuner_s = 0;         // real time spent in Propose and Observe
-  std::string stop_reason;    // "measurement budget", "time budget", "early stopping",
-                              // "space exhausted"
+  double best_time_s = 0;    // +inf when nothing succeeded
+  double tuning_time_s = 0;  // sum of cost_s of this run's measurements (simulated for replay)
+  double elapsed_s = 0;      // real wall-clock of this run
+  double tuner_s = 0;        // real time spent in Propose and Observe
+  std::string stop_reason;   // "measurement budget", "time budget", "early stopping",
+                             // "space exhausted"
   std::vector<TrajectoryPoint> trajectory;
 };
 

@@ -16,6 +16,9 @@
 #ifndef GLIMPSE_CPU_WORKER_PATH
 #define GLIMPSE_CPU_WORKER_PATH ""
 #endif
+#ifndef GLIMPSE_INSTALLED_CPU_WORKER_PATH
+#define GLIMPSE_INSTALLED_CPU_WORKER_PATH ""
+#endif
 
 namespace glimpse {
 
@@ -55,8 +58,9 @@ CpuRunner::CpuRunner(CpuRunnerOptions options) : impl_(std::make_unique<Impl>())
   if (options.min_repeats < 1) throw Error("cpu runner: min_repeats must be ≥ 1");
   if (options.timeout_s <= 0) throw Error("cpu runner: timeout_s must be > 0");
   if (options.rtol <= 0) throw Error("cpu runner: rtol must be > 0");
-  const std::string worker_path = process::FindWorker(options.worker_path, "GLIMPSE_CPU_WORKER",
-                                                      GLIMPSE_CPU_WORKER_PATH, "cpu runner");
+  const std::string worker_path = process::FindWorker(
+      options.worker_path, "GLIMPSE_CPU_WORKER",
+      {GLIMPSE_CPU_WORKER_PATH, GLIMPSE_INSTALLED_CPU_WORKER_PATH}, "cpu runner");
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   sched_getaffinity(0, sizeof(allowed), &allowed);

@@ -13,6 +13,9 @@
 #ifndef GLIMPSE_GPU_WORKER_PATH
 #define GLIMPSE_GPU_WORKER_PATH ""
 #endif
+#ifndef GLIMPSE_INSTALLED_GPU_WORKER_PATH
+#define GLIMPSE_INSTALLED_GPU_WORKER_PATH ""
+#endif
 
 namespace glimpse {
 
@@ -43,8 +46,9 @@ GpuRunner::GpuRunner(GpuRunnerOptions options) : impl_(std::make_unique<Impl>())
   if (options.max_repeats < 1) throw Error("gpu runner: max_repeats must be ≥ 1");
   if (options.timeout_s <= 0) throw Error("gpu runner: timeout_s must be > 0");
   if (!(options.rtol > 0)) throw Error("gpu runner: rtol must be > 0");
-  const std::string worker_path = process::FindWorker(options.worker_path, "GLIMPSE_GPU_WORKER",
-                                                      GLIMPSE_GPU_WORKER_PATH, "gpu runner");
+  const std::string worker_path = process::FindWorker(
+      options.worker_path, "GLIMPSE_GPU_WORKER",
+      {GLIMPSE_GPU_WORKER_PATH, GLIMPSE_INSTALLED_GPU_WORKER_PATH}, "gpu runner");
   process::MeasureWorkerOptions worker;
   worker.name = "the GPU worker";
   worker.argv = {worker_path, "--device", std::to_string(options.device)};

@@ -22,9 +22,9 @@
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
 #include "glimpse/model_tuner.h"
+#include "glimpse/progress.h"
 #include "glimpse/tuning_loop.h"
 #include "glimpse/validity.h"
-#include "glimpse/progress.h"
 
 namespace glimpse {
 
@@ -116,10 +116,19 @@ void CheckStrategies(const StudyConfig& study) {
     const StudyStrategy& strategy = study.strategies[i];
     try {
       const Json options = SubstituteRunPlaceholders(strategy.options, device, group);
-      if (strategy.transfer.empty() && !strategy.validity_init) {
-        MakeTuner(strategy.tuner, options);
-      } else {
-        XgbTunerOptions::FromJson(options, strategy.name).Validate(strategy.name);
+      Json checked = options;
+      if (strategy.validity_init) checked["validity_init"] = true;
+      MakeTuner(strategy.tuner, checked);
+      const TunerTraits traits = TraitsOfTuner(strategy.tuner);
+      if (!strategy.transfer.empty() && !traits.learns_from_history) {
+        throw Error("'transfer' needs a strategy that learns from history; '" + strategy.tuner +
+                    "' does not (these do: " +
+                    TunersWith([](const TunerTraits& t) { return t.learns_from_history; }) + ")");
+      }
+      if (strategy.validity_init && !traits.checks_validity) {
+        throw Error("'validity_init' needs a strategy that presamples validity; '" +
+                    strategy.tuner + "' does not (these do: " +
+                    TunersWith([](const TunerTraits& t) { return t.checks_validity; }) + ")");
       }
     } catch (const Error& error) {
       throw Error(study.path + ": strategies[" + std::to_string(i) + "] '" + strategy.name +
@@ -193,23 +202,17 @@ Json RunSettingsKey(const StudyConfig& study, const StudyStrategy& strategy,
 
 RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const StudyStrategy& strategy,
                  uint64_t seed, bool noise) {
-  std::unique_ptr<Tuner> inner;
   std::shared_ptr<ReplayValidityChecker> checker;  // validity_init: its checks are presampling
-  const Json tuner_options = SubstituteRunPlaceholders(
-      strategy.options, DeviceOfSpaceId(space.info.id), space.info.group);
-  if (strategy.transfer.empty() && !strategy.validity_init) {
-    inner = MakeTuner(strategy.tuner, tuner_options);
-  } else {
-    XgbTunerOptions options = XgbTunerOptions::FromJson(tuner_options, strategy.name);
-    if (strategy.tuner == "xgb-reg") options.loss_type = "reg";
-    if (!strategy.transfer.empty()) options.history = *space.history;
-    if (strategy.validity_init) {
-      checker = std::make_shared<ReplayValidityChecker>(space.recorded);
-      options.validity_init = true;
-      options.validity_checker = checker;
-    }
-    inner = MakeXgbTuner(options);
+  Json tuner_options =
+      SubstituteRunPlaceholders(strategy.options, DeviceOfSpaceId(space.info.id), space.info.group);
+  TargetKnowledge knowledge;
+  if (!strategy.transfer.empty()) knowledge.history = *space.history;
+  if (strategy.validity_init) {
+    checker = std::make_shared<ReplayValidityChecker>(space.recorded);
+    knowledge.validity_checker = checker;
+    tuner_options["validity_init"] = true;
   }
+  std::unique_ptr<Tuner> inner = MakeTuner(strategy.tuner, tuner_options);
   evaluation::TimedTuner tuner(std::move(inner));
 
   ReplayOptions replay;
@@ -224,6 +227,7 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   options.seed = seed;
   options.resume = false;
   options.progress = ProgressMode::kQuiet;
+  options.knowledge = std::move(knowledge);
   TuneSummary summary = Tune(*space.task, tuner, builder, runner, nullptr, options);
 
   RunRecord run;

@@ -11,9 +11,9 @@ double ThreadCpuSeconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-void TimedTuner::Init(const Task& task, uint64_t seed) {
+void TimedTuner::Init(const TuningContext& context) {
   const double start = ThreadCpuSeconds();
-  inner_->Init(task, seed);
+  inner_->Init(context);
   cpu_s_ += ThreadCpuSeconds() - start;
 }
 

@@ -21,7 +21,8 @@ class TimedTuner : public Tuner {
   explicit TimedTuner(std::unique_ptr<Tuner> inner) : inner_(std::move(inner)) {}
 
   std::string Name() const override { return inner_->Name(); }
-  void Init(const Task& task, uint64_t seed) override;
+  using Tuner::Init;
+  void Init(const TuningContext& context) override;
   std::vector<Config> Propose(size_t n) override;
   void Observe(const std::vector<Config>& configs,
                const std::vector<MeasureResult>& results) override;

@@ -21,8 +21,8 @@
 
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
-#include "glimpse/prior_generator.h"
 #include "glimpse/model_search.h"
+#include "glimpse/prior_generator.h"
 
 namespace glimpse {
 namespace {
@@ -125,7 +125,8 @@ class GlimpseTuner : public Tuner {
   }
 
   std::string Name() const override { return "glimpse"; }
-  void Init(const Task& task, uint64_t seed) override;
+  using Tuner::Init;
+  void Init(const TuningContext& context) override;
   std::vector<Config> Propose(size_t n) override;
   void Observe(const std::vector<Config>& configs,
                const std::vector<MeasureResult>& results) override;
@@ -159,8 +160,9 @@ class GlimpseTuner : public Tuner {
 
   // What Init resolved.
   const GpuSpec* gpu_ = nullptr;
-  std::vector<double> theta_;   // Θ; empty without a known device
-  int feature_components_ = 0;  // Blueprint values in the acquisition's features
+  std::shared_ptr<const GpuSpec> described_gpu_;  // keeps a described device alive
+  std::vector<double> theta_;                     // Θ; empty without a known device
+  int feature_components_ = 0;                    // Blueprint values in the acquisition's features
   std::string kernel_;
   std::shared_ptr<const PriorGenerator> prior_;
   std::optional<PriorDistribution> distribution_;
@@ -187,11 +189,15 @@ void GlimpseTuner::Component(const std::string& line, bool fallback) {
   if (fallback && !options_.quiet) std::cerr << "glimpse: " << line << "\n";
 }
 
-void GlimpseTuner::Init(const Task& task, uint64_t seed) {
+void GlimpseTuner::Init(const TuningContext& context) {
+  const Task& task = *context.task;
+  const uint64_t seed = context.seed;
   space_ = &task.space;
   rng_.seed(seed);
   components_.clear();
   gpu_ = nullptr;
+  // The options' device description, else the target's (TuningContext).
+  described_gpu_ = options_.gpu ? options_.gpu : context.knowledge.gpu;
   theta_.clear();
   feature_components_ = 0;
   prior_.reset();
@@ -240,8 +246,8 @@ void GlimpseTuner::ResolveDevice(const Task& task) {
   std::string why;
   try {
     const GpuTable& table = GpuTable::Default();
-    if (options_.gpu) {
-      gpu_ = options_.gpu.get();
+    if (described_gpu_) {
+      gpu_ = described_gpu_.get();
     } else if (!name.empty()) {
       gpu_ = table.Find(name);
       if (gpu_ == nullptr && FileStem(name) != name) gpu_ = table.Find(FileStem(name));
@@ -537,13 +543,15 @@ void RegisterGlimpseTuner() {
   std::call_once(once, [] {
     const std::vector<std::string> known = KnownTuners();
     if (std::find(known.begin(), known.end(), "glimpse") != known.end()) return;
-    RegisterTuner("glimpse",
-                  "Glimpse (DAC'22): Blueprint prior for the first batch, then simulated "
-                  "annealing on an XGBoost-ensemble surrogate, a validity ensemble pruning the "
-                  "pool and a meta-learned acquisition choosing the batch",
-                  [](const Json& options) {
-                    return MakeGlimpseTuner(GlimpseTunerOptions::FromJson(options));
-                  });
+    RegisterTuner(
+        "glimpse",
+        "Glimpse (DAC'22): Blueprint prior for the first batch, then simulated "
+        "annealing on an XGBoost-ensemble surrogate, a validity ensemble pruning the "
+        "pool and a meta-learned acquisition choosing the batch",
+        [](const Json& options) {
+          return MakeGlimpseTuner(GlimpseTunerOptions::FromJson(options));
+        },
+        TunerTraits{.reads_device = true});
   });
 }
 

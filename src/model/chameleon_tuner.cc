@@ -14,11 +14,11 @@
 
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
-#include "glimpse/model_tuner.h"
-#include "model/kmeans.h"
 #include "glimpse/model_search.h"
-#include "model/tuner_internal.h"
+#include "glimpse/model_tuner.h"
 #include "glimpse/strategy_options.h"
+#include "model/kmeans.h"
+#include "model/tuner_internal.h"
 
 namespace glimpse {
 
@@ -122,7 +122,8 @@ class ChameleonTuner : public Tuner {
   }
 
   std::string Name() const override { return kName; }
-  void Init(const Task& task, uint64_t seed) override;
+  using Tuner::Init;
+  void Init(const TuningContext& context) override;
   std::vector<Config> Propose(size_t n) override;
   void Observe(const std::vector<Config>& configs,
                const std::vector<MeasureResult>& results) override;
@@ -153,7 +154,9 @@ class ChameleonTuner : public Tuner {
   size_t fitted_on_ = 0;  // observations the model was last fitted on (0: never)
 };
 
-void ChameleonTuner::Init(const Task& task, uint64_t seed) {
+void ChameleonTuner::Init(const TuningContext& context) {
+  const Task& task = *context.task;
+  const uint64_t seed = context.seed;
   space_ = &task.space;
   rng_.seed(seed);
   model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));

@@ -13,10 +13,10 @@
 
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
+#include "glimpse/model_search.h"
 #include "glimpse/model_tuner.h"
 #include "model/ranking.h"
 #include "model/rieber_init.h"
-#include "glimpse/model_search.h"
 #include "model/tuner_internal.h"
 
 namespace glimpse {
@@ -67,14 +67,15 @@ class XgbTuner : public Tuner {
   }
 
   std::string Name() const override { return options_.loss_type == "reg" ? "xgb-reg" : "xgb"; }
-  void Init(const Task& task, uint64_t seed) override;
+  using Tuner::Init;
+  void Init(const TuningContext& context) override;
   std::vector<Config> Propose(size_t n) override;
   void Observe(const std::vector<Config>& configs,
                const std::vector<MeasureResult>& results) override;
 
  private:
-  void LoadHistory(uint64_t seed);
-  void InitValidity(uint64_t seed);
+  void LoadHistory(uint64_t seed, const TransferHistory& history);
+  void InitValidity(uint64_t seed, ValidityChecker* checker);
   std::vector<Config> Plan(const CostModel& model);
   void RequireInit(const char* call) const {
     if (space_ == nullptr) throw Error("tuner '" + Name() + "': " + call + " before Init");
@@ -92,7 +93,7 @@ class XgbTuner : public Tuner {
   std::vector<Config> xs_;      // every observation, in order
   std::vector<double> ys_;      // its score: 1 / time_s, 0 for failures
   double score_max_ = 0.0;
-  int train_ct_ = 0;            // fits so far
+  int train_ct_ = 0;  // fits so far
 
   // Validity-driven initialisation.
   std::vector<Config> e0_;              // the first batch, handed out before anything else
@@ -100,7 +101,9 @@ class XgbTuner : public Tuner {
   std::shared_ptr<ValidityBias> bias_;  // shared with the planner's score bias
 };
 
-void XgbTuner::Init(const Task& task, uint64_t seed) {
+void XgbTuner::Init(const TuningContext& context) {
+  const Task& task = *context.task;
+  const uint64_t seed = context.seed;
   space_ = &task.space;
   rng_.seed(seed);
   model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));
@@ -117,12 +120,19 @@ void XgbTuner::Init(const Task& task, uint64_t seed) {
   e0_.clear();
   e0_pt_ = 0;
   bias_.reset();
-  if (options_.validity_init) InitValidity(seed ^ kPresampleSeedSalt);
-  if (!options_.history.empty()) LoadHistory(seed ^ kBaseModelSeedSalt);
+  // The options' checker and history, else what the target knows (TuningContext).
+  if (options_.validity_init) {
+    InitValidity(seed ^ kPresampleSeedSalt, options_.validity_checker
+                                                ? options_.validity_checker.get()
+                                                : context.knowledge.validity_checker.get());
+  }
+  const TransferHistory& history =
+      options_.history.empty() ? context.knowledge.history : options_.history;
+  if (!history.empty()) LoadHistory(seed ^ kBaseModelSeedSalt, history);
 }
 
-void XgbTuner::InitValidity(uint64_t seed) {
-  if (!options_.validity_checker) {
+void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
+  if (checker == nullptr) {
     throw Error("tuner '" + Name() +
                 "': option 'validity_init' needs a validity checker (XgbTunerOptions::"
                 "validity_checker, e.g. a ReplayValidityChecker for replay); none was given");
@@ -131,7 +141,7 @@ void XgbTuner::InitValidity(uint64_t seed) {
   PresampleOptions presample;
   presample.n_parallel = options_.n_parallel;
   presample.n_samples = options_.n_samples;
-  PresampleResult presampled = Presample(*space_, *options_.validity_checker, presample, rng);
+  PresampleResult presampled = Presample(*space_, *checker, presample, rng);
   bias_ = std::make_shared<ValidityBias>();
   for (const Config& config : presampled.valid) bias_->Mark(config, true);
   for (const Config& config : presampled.invalid) bias_->Mark(config, false);
@@ -143,11 +153,11 @@ void XgbTuner::InitValidity(uint64_t seed) {
                                     std::vector<double>& scores) { bias->Apply(configs, scores); });
 }
 
-void XgbTuner::LoadHistory(uint64_t seed) {
+void XgbTuner::LoadHistory(uint64_t seed, const TransferHistory& history) {
   std::vector<Config> configs;
   std::vector<double> scores;
-  for (size_t i = 0; i < options_.history.size(); ++i) {
-    const auto& [config, result] = options_.history[i];
+  for (size_t i = 0; i < history.size(); ++i) {
+    const auto& [config, result] = history[i];
     if (!space_->InRange(config)) {
       throw Error("tuner '" + Name() + "': history record " + std::to_string(i) +
                   " is not a configuration of this task's space (" +
@@ -256,20 +266,27 @@ std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options) {
 }
 
 void RegisterModelTuners() {
+  // The xgb tuners learn from history (transfer) and presample validity (option validity_init).
+  static constexpr TunerTraits kLearnsAndChecks{.learns_from_history = true,
+                                                .checks_validity = true};
   static std::once_flag once;
   std::call_once(once, [] {
-    RegisterTuner("xgb",
-                  "AutoTVM's XGBoost tuner: rank-loss cost model refitted every plan_size "
-                  "measurements, simulated annealing plans the next batch",
-                  [](const Json& options) {
-                    return MakeXgbTuner(model::ApplyJsonOptions({}, options, "xgb"));
-                  });
-    RegisterTuner("xgb-reg", "AutoTVM's XGBoost tuner with a regression-loss cost model",
-                  [](const Json& options) {
-                    XgbTunerOptions defaults;
-                    defaults.loss_type = "reg";
-                    return MakeXgbTuner(model::ApplyJsonOptions(defaults, options, "xgb-reg"));
-                  });
+    RegisterTuner(
+        "xgb",
+        "AutoTVM's XGBoost tuner: rank-loss cost model refitted every plan_size "
+        "measurements, simulated annealing plans the next batch",
+        [](const Json& options) {
+          return MakeXgbTuner(model::ApplyJsonOptions({}, options, "xgb"));
+        },
+        kLearnsAndChecks);
+    RegisterTuner(
+        "xgb-reg", "AutoTVM's XGBoost tuner with a regression-loss cost model",
+        [](const Json& options) {
+          XgbTunerOptions defaults;
+          defaults.loss_type = "reg";
+          return MakeXgbTuner(model::ApplyJsonOptions(defaults, options, "xgb-reg"));
+        },
+        kLearnsAndChecks);
     RegisterTuner("chameleon",
                   "Chameleon's adaptive sampling: the xgb tuner's model and planner, k-means "
                   "over the planner's candidates, one measurement per cluster, k at the knee",

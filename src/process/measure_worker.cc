@@ -48,12 +48,17 @@ double MedianSample(std::vector<double> samples) {
   return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }
 
-std::string FindWorker(const std::string& given, const char* env, const std::string& built_in,
-                       const std::string& runner) {
+std::string FindWorker(const std::string& given, const char* env,
+                       const std::vector<std::string>& built_in, const std::string& runner) {
   if (!given.empty()) return given;
   const char* value = std::getenv(env);
   if (value != nullptr && *value != '\0') return value;
-  if (!built_in.empty()) return built_in;
+  for (const std::string& path : built_in) {
+    if (!path.empty() && access(path.c_str(), X_OK) == 0) return path;
+  }
+  for (const std::string& path : built_in) {
+    if (!path.empty()) return path;
+  }
   throw Error(runner + ": no worker executable; set " + env + " or worker_path");
 }
 

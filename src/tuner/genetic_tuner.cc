@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "glimpse/error.h"
-#include "glimpse/tuner.h"
 #include "glimpse/strategy_options.h"
+#include "glimpse/tuner.h"
 #include "tuner/visited.h"
 
 namespace glimpse {
@@ -46,7 +46,10 @@ class GeneticTuner : public Tuner {
 
   std::string Name() const override { return "ga"; }
 
-  void Init(const Task& task, uint64_t seed) override {
+  using Tuner::Init;
+  void Init(const TuningContext& context) override {
+    const Task& task = *context.task;
+    const uint64_t seed = context.seed;
     space_ = &task.space;
     rng_.seed(seed);
     visited_.Clear();

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "glimpse/error.h"
-#include "glimpse/tuner.h"
 #include "glimpse/strategy_options.h"
+#include "glimpse/tuner.h"
 #include "tuner/visited.h"
 
 namespace glimpse {
@@ -17,8 +17,9 @@ class GridTuner : public Tuner {
  public:
   std::string Name() const override { return "grid"; }
 
-  void Init(const Task& task, uint64_t seed) override {
-    space_ = &task.space;
+  using Tuner::Init;
+  void Init(const TuningContext& context) override {
+    space_ = &context.task->space;
     visited_.Clear();
     const std::vector<Knob>& knobs = space_->knobs();
     cursor_.indices.assign(knobs.size(), 0);

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/tuner.h"
 #include "glimpse/strategy_options.h"
+#include "glimpse/tuner.h"
 #include "tuner/visited.h"
 
 namespace glimpse {
@@ -15,7 +15,10 @@ class RandomTuner : public Tuner {
  public:
   std::string Name() const override { return "random"; }
 
-  void Init(const Task& task, uint64_t seed) override {
+  using Tuner::Init;
+  void Init(const TuningContext& context) override {
+    const Task& task = *context.task;
+    const uint64_t seed = context.seed;
     rng_.seed(seed);
     visited_.Clear();
     sampler_.Reset(&task.space);

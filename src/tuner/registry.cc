@@ -18,6 +18,7 @@ namespace {
 struct Entry {
   std::string description;
   TunerFactory factory;
+  TunerTraits traits;
 };
 
 class Registry {
@@ -27,14 +28,15 @@ class Registry {
     return registry;
   }
 
-  void Add(const std::string& name, std::string description, TunerFactory factory) {
+  void Add(const std::string& name, std::string description, TunerFactory factory,
+           TunerTraits traits) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (name.empty()) throw Error("a tuner needs a non-empty name");
     if (!factory) throw Error("tuner '" + name + "' needs a factory");
     if (entries_.count(name)) {
       throw Error("tuner '" + name + "' is already registered; known: " + KnownList());
     }
-    entries_.emplace(name, Entry{std::move(description), std::move(factory)});
+    entries_.emplace(name, Entry{std::move(description), std::move(factory), traits});
   }
 
   Entry Find(const std::string& name) {
@@ -56,19 +58,21 @@ class Registry {
  private:
   Registry() {
     entries_["random"] = {"uniform random sampling of valid configurations without replacement",
-                          [](const Json& options) { return MakeRandomTuner(options); }};
+                          [](const Json& options) { return MakeRandomTuner(options); },
+                          {}};
     entries_["grid"] = {"every valid configuration in dense-index order (last knob fastest)",
-                        [](const Json& options) { return MakeGridTuner(options); }};
+                        [](const Json& options) { return MakeGridTuner(options); },
+                        {}};
     entries_["ga"] = {
         "genetic algorithm as AutoTVM's GATuner (population 100, elite 3, "
         "mutation probability 0.1)",
-        [](const Json& options) { return MakeGeneticTuner(GeneticOptions::FromJson(options)); }};
+        [](const Json& options) { return MakeGeneticTuner(GeneticOptions::FromJson(options)); },
+        {}};
     entries_["sa"] = {
         "simulated annealing over measured times as Kernel Tuner's strategy "
         "(T 1 to 0.001, cooling 0.995 per measurement)",
-        [](const Json& options) {
-          return MakeAnnealingTuner(AnnealingOptions::FromJson(options));
-        }};
+        [](const Json& options) { return MakeAnnealingTuner(AnnealingOptions::FromJson(options)); },
+        {}};
   }
 
   // Sorted (std::map order), comma-separated.
@@ -96,8 +100,19 @@ std::string TunerDescription(const std::string& name) {
   return Registry::Get().Find(name).description;
 }
 
-void RegisterTuner(const std::string& name, const std::string& description, TunerFactory factory) {
-  Registry::Get().Add(name, description, std::move(factory));
+TunerTraits TraitsOfTuner(const std::string& name) { return Registry::Get().Find(name).traits; }
+
+std::string TunersWith(bool (*has)(const TunerTraits&)) {
+  std::string list;
+  for (const std::string& name : KnownTuners()) {
+    if (has(TraitsOfTuner(name))) list += (list.empty() ? "" : ", ") + name;
+  }
+  return list;
+}
+
+void RegisterTuner(const std::string& name, const std::string& description, TunerFactory factory,
+                   TunerTraits traits) {
+  Registry::Get().Add(name, description, std::move(factory), traits);
 }
 
 }  // namespace glimpse

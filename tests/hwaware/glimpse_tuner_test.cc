@@ -57,7 +57,7 @@ class Recording : public Tuner {
  public:
   explicit Recording(std::unique_ptr<Tuner> inner) : inner_(std::move(inner)) {}
   std::string Name() const override { return inner_->Name(); }
-  void Init(const Task& task, uint64_t seed) override { inner_->Init(task, seed); }
+  void Init(const TuningContext& context) override { inner_->Init(context); }
   std::vector<Config> Propose(size_t n) override {
     std::vector<Config> configs = inner_->Propose(n);
     batches.push_back(configs);

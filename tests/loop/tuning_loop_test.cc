@@ -191,7 +191,7 @@ class MisbehavingTuner : public Tuner {
  public:
   explicit MisbehavingTuner(std::vector<Config> list) : list_(std::move(list)) {}
   std::string Name() const override { return "misbehaving"; }
-  void Init(const Task& task, uint64_t seed) override { round_ = 0; }
+  void Init(const TuningContext& context) override { round_ = 0; }
   std::vector<Config> Propose(size_t n) override {
     return round_++ < 2 ? list_ : std::vector<Config>{};
   }

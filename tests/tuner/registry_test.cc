@@ -45,7 +45,7 @@ TEST(TunerRegistry, UnknownNameListsTheKnownOnes) {
 class FixedTuner : public Tuner {
  public:
   std::string Name() const override { return "fixed-test"; }
-  void Init(const Task& task, uint64_t seed) override {}
+  void Init(const TuningContext& context) override {}
   std::vector<Config> Propose(size_t n) override { return {}; }
   void Observe(const std::vector<Config>& configs,
                const std::vector<MeasureResult>& results) override {}

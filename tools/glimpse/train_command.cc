@@ -95,6 +95,8 @@ void RunTrainValidity(const TrainValidityFlags& flags) {
                            model.kernels().size());
 }
 
+#ifndef GLIMPSE_WITHOUT_TORCH  // GLIMPSE_WITH_TORCH=OFF: no libtorch, so no network training
+
 // ---- glimpse train prior
 
 struct TrainPriorFlags {
@@ -239,8 +241,8 @@ std::string CommandLine(const TrainAcquisitionFlags& flags) {
   line += fmt::format(
       " --iterations {} --episodes {} --episodes-per-space {} --episode-budget {} --batch-size {}"
       " --hidden {} --lr {:g} --entropy-bonus {:g} --seed {}",
-      o.iterations, o.episodes_per_iteration, o.episodes_per_space, o.episode_budget,
-      o.batch_size, o.hidden, o.learning_rate, o.entropy_bonus, o.seed);
+      o.iterations, o.episodes_per_iteration, o.episodes_per_space, o.episode_budget, o.batch_size,
+      o.hidden, o.learning_rate, o.entropy_bonus, o.seed);
   return line + " --out " + flags.out_path;
 }
 
@@ -356,6 +358,8 @@ void AddTrainAcquisition(CLI::App& train) {
   acq->callback([flags] { RunTrainAcquisition(*flags); });
 }
 
+#endif  // GLIMPSE_WITHOUT_TORCH
+
 }  // namespace
 
 void AddTrainCommand(CLI::App& app) {
@@ -400,8 +404,10 @@ void AddTrainCommand(CLI::App& app) {
                        "GPU table file (default: data/hardware/gpus.json)");
   validity->add_option("--out", flags->out_path, "model file to write")->required();
   validity->callback([flags] { RunTrainValidity(*flags); });
+#ifndef GLIMPSE_WITHOUT_TORCH
   AddTrainPrior(*train);
   AddTrainAcquisition(*train);
+#endif
 }
 
 }  // namespace glimpse::cli

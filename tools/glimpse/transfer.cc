@@ -1,7 +1,6 @@
 #include "transfer.h"
 
 #include "glimpse/error.h"
-#include "glimpse/model_tuner.h"
 
 namespace glimpse::cli {
 
@@ -43,18 +42,12 @@ TransferHistory HistoryFromDatabase(const Database& database, const RecordedSpac
   return history;
 }
 
-std::unique_ptr<Tuner> MakeModelTuner(const std::string& tuner_name, const Json& options,
-                                      TransferHistory history,
-                                      std::shared_ptr<ValidityChecker> checker) {
-  if (tuner_name != "xgb" && tuner_name != "xgb-reg") {
-    throw Error("--transfer-from needs a strategy that learns from history; '" + tuner_name +
-                "' does not (these do: xgb, xgb-reg)");
-  }
-  XgbTunerOptions xgb = XgbTunerOptions::FromJson(options, tuner_name);
-  if (tuner_name == "xgb-reg") xgb.loss_type = "reg";
-  xgb.history = std::move(history);
-  xgb.validity_checker = std::move(checker);
-  return MakeXgbTuner(xgb);
+void CheckLearnsFromHistory(const std::string& tuner_name) {
+  if (TraitsOfTuner(tuner_name).learns_from_history) return;
+  throw Error("--transfer-from needs a strategy that learns from history; '" + tuner_name +
+              "' does not (these do: " +
+              TunersWith([](const TunerTraits& traits) { return traits.learns_from_history; }) +
+              ")");
 }
 
 }  // namespace glimpse::cli

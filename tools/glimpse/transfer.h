@@ -11,7 +11,6 @@
 #include "glimpse/json.h"
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
-#include "glimpse/validity.h"
 #include "recorded_source.h"
 
 namespace glimpse::cli {
@@ -32,10 +31,8 @@ TransferHistory HistoryFromFiles(const std::vector<std::string>& files,
 // History for `target` from the database: its workload's records on other devices.
 TransferHistory HistoryFromDatabase(const Database& database, const RecordedSpace& target);
 
-// The XGBoost strategy `tuner_name` with `history` and, for validity-driven initialisation
-// (tuner option validity_init), `checker`; Error when `tuner_name` is not one of them.
-std::unique_ptr<Tuner> MakeModelTuner(const std::string& tuner_name, const Json& options,
-                                      TransferHistory history,
-                                      std::shared_ptr<ValidityChecker> checker);
+// Error "--transfer-from needs a strategy that learns from history; …" unless the registered
+// strategy `tuner_name` does (TunerTraits::learns_from_history).
+void CheckLearnsFromHistory(const std::string& tuner_name);
 
 }  // namespace glimpse::cli

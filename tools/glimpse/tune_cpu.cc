@@ -18,7 +18,6 @@
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
-#include "transfer.h"
 #include "tune_common.h"
 #include "tune_cpu_report.h"
 #include "tune_flags.h"
@@ -203,7 +202,6 @@ void RunCpuTune(const TuneFlags& flags) {
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
   const bool validity_init = tuner_options.value("validity_init", false) == true;
-  if (validity_init) MakeModelTuner(flags.tuner, tuner_options, {}, nullptr);
 
   // Checks are done: from here on things are written.
   KernelDir kernel_dir(flags.kernel_dir);
@@ -231,11 +229,11 @@ void RunCpuTune(const TuneFlags& flags) {
     const Task& task = *tasks[i];
     TuneOptions task_options = options;
     task_options.max_measurements = outcome.budget;
-    std::unique_ptr<Tuner> tuner =
-        validity_init ? MakeModelTuner(flags.tuner, tuner_options, {},
-                                       std::make_shared<CompileValidityChecker>(
-                                           task, CheckerBuildOptions(build_options, i)))
-                      : MakeTuner(flags.tuner, tuner_options);
+    std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
+    if (validity_init) {
+      task_options.knowledge.validity_checker =
+          std::make_shared<CompileValidityChecker>(task, CheckerBuildOptions(build_options, i));
+    }
     // A runner per task: its timeout depends on the operator (RunTimeout), and its worker holds
     // one operator's inputs and reference at a time anyway.
     CpuRunnerOptions run_options;

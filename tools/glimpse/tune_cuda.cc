@@ -23,12 +23,10 @@
 #include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
-#include "glimpse/glimpse_tuner.h"
 #include "glimpse/gpu.h"
 #include "glimpse/hardware.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
-#include "transfer.h"
 #include "tune_common.h"
 #include "tune_cpu_report.h"
 #include "tune_flags.h"
@@ -111,7 +109,6 @@ void RunCudaTune(const TuneFlags& flags) {
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
   const bool validity_init = tuner_options.value("validity_init", false) == true;
-  if (validity_init) MakeModelTuner(flags.tuner, tuner_options, {}, nullptr);
 
   // The device, before any work: without one only --build-only can go on.
   std::optional<CudaDeviceInfo> device;
@@ -163,10 +160,11 @@ void RunCudaTune(const TuneFlags& flags) {
   build_options.limits = device && device->Arch() == report.arch ? ToGpuLimits(*device)
                                                                  : GpuLimitsForArch(report.arch);
   GpuBuilder builder(build_options);
-  // The Glimpse tuner's Blueprint is of the live device as the driver describes it (the table's
-  // figures corrected by the query: a MIG slice has fewer SMs than its product).
+  // A strategy that reads the device (Glimpse's Blueprint) gets the live device as the driver
+  // describes it (the table's figures corrected by the query: a MIG slice has fewer SMs than its
+  // product).
   std::shared_ptr<const GpuSpec> device_spec;
-  if (device && flags.tuner == "glimpse") {
+  if (device && TraitsOfTuner(flags.tuner).reads_device) {
     std::vector<std::string> notes;
     try {
       device_spec =
@@ -195,17 +193,11 @@ void RunCudaTune(const TuneFlags& flags) {
     const Task& task = *tasks[i];
     TuneOptions task_options = options;
     task_options.max_measurements = outcome.budget;
-    std::unique_ptr<Tuner> tuner;
+    std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
+    task_options.knowledge.gpu = device_spec;
     if (validity_init) {
-      tuner = MakeModelTuner(flags.tuner, tuner_options, {},
-                             std::make_shared<CompileCudaValidityChecker>(
-                                 task, CheckerBuildOptions(build_options, i)));
-    } else if (device_spec) {
-      GlimpseTunerOptions glimpse = GlimpseTunerOptions::FromJson(tuner_options);
-      glimpse.gpu = device_spec;
-      tuner = MakeGlimpseTuner(glimpse);
-    } else {
-      tuner = MakeTuner(flags.tuner, tuner_options);
+      task_options.knowledge.validity_checker =
+          std::make_shared<CompileCudaValidityChecker>(task, CheckerBuildOptions(build_options, i));
     }
     // A runner per task: its timeout depends on the operator (RunTimeout), and its worker holds
     // one operator's inputs and reference at a time anyway.

@@ -1,10 +1,10 @@
 // `glimpse tune --space FILE`: one tuning run of a recorded space, replayed.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "format.h"
 #include "glimpse/database.h"
@@ -13,6 +13,7 @@
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
+#include "glimpse/validity.h"
 #include "transfer.h"
 #include "tune_flags.h"
 #include "tuner_options.h"
@@ -88,13 +89,12 @@ void PrintSummary(const TuneFlags& flags, const Task& task, const RecordedSpace&
   }
   line("tuning time", fmt::format("{} simulated (recorded compile + benchmark time)",
                                   FormatDuration(summary.tuning_time_s)));
-  line("wall-clock", fmt::format("{} (of which the strategy {})",
-                                 FormatDuration(summary.elapsed_s),
+  line("wall-clock", fmt::format("{} (of which the strategy {})", FormatDuration(summary.elapsed_s),
                                  FormatDuration(summary.tuner_s)));
   line("stopped by", summary.stop_reason);
-  line("database",
-       flags.no_database ? "none (--no-db)"
-                         : fmt::format("{} (workload {})", flags.database, task.WorkloadKey()));
+  line("database", flags.no_database
+                       ? "none (--no-db)"
+                       : fmt::format("{} (workload {})", flags.database, task.WorkloadKey()));
 }
 
 }  // namespace
@@ -113,8 +113,7 @@ void RunReplayTune(const TuneFlags& flags) {
   // The Glimpse tuner's models know a kernel space by its folder's name ("convolution_milo" for
   // convolution_milo/A100.json.gz), not by the kernel name inside the file.
   if (flags.tuner == "glimpse" && !tuner_options.contains("kernel")) {
-    std::string folder =
-        std::filesystem::path(flags.source.path).parent_path().filename().string();
+    std::string folder = std::filesystem::path(flags.source.path).parent_path().filename().string();
     if (!folder.empty() && folder != "." && folder != "..") tuner_options["kernel"] = folder;
   }
   std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
@@ -141,7 +140,7 @@ void RunReplayTune(const TuneFlags& flags) {
   // Everything about the transfer that can fail is checked before a database file is created.
   TransferHistory history;
   if (flags.transfer.Enabled()) {
-    MakeModelTuner(flags.tuner, tuner_options, {}, checker);
+    CheckLearnsFromHistory(flags.tuner);
     history = HistoryFromFiles(flags.transfer.files, flags.source, recorded);
   }
   std::optional<Database> database;
@@ -153,10 +152,8 @@ void RunReplayTune(const TuneFlags& flags) {
   if (flags.transfer.Enabled() && options.progress != ProgressMode::kQuiet) {
     std::cerr << fmt::format("transfer: {} records of other devices\n", history.size());
   }
-  const bool xgb = flags.tuner == "xgb" || flags.tuner == "xgb-reg";
-  if (flags.transfer.Enabled() || (validity_init && xgb)) {
-    tuner = MakeModelTuner(flags.tuner, tuner_options, std::move(history), checker);
-  }
+  options.knowledge.history = std::move(history);
+  options.knowledge.validity_checker = checker;
 
   TuneSummary summary =
       Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
@@ -176,10 +173,10 @@ void RunReplayTune(const TuneFlags& flags) {
       std::cout << fmt::format("  {:<15} {}\n", i == 0 ? "components" : "", components[i]);
     }
     if (checker) {
-      std::cout << fmt::format("  {:<15} {} configurations checked, {} simulated (not counted as "
-                               "measurements)\n",
-                               "validity checks", checker->checks(),
-                               FormatDuration(checker->charged_s()));
+      std::cout << fmt::format(
+          "  {:<15} {} configurations checked, {} simulated (not counted as "
+          "measurements)\n",
+          "validity checks", checker->checks(), FormatDuration(checker->charged_s()));
     }
   }
 }
