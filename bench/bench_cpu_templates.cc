@@ -116,16 +116,16 @@ std::string FixedText(const Group& group) {
   return out.empty() ? "-" : out;
 }
 
-void RunGroup(const Group& group, int count, uint64_t seed, CpuBuilder& builder,
-              CpuRunner& runner, double peak) {
+void RunGroup(const Group& group, int count, uint64_t seed, CpuBuilder& builder, CpuRunner& runner,
+              double peak) {
   Task task = MakeCpuTask(ParseOperator(group.op));
   Rng rng(seed);
   std::vector<MeasureInput> inputs;
   for (const Json& config : group.configs) {
     inputs.push_back({&task, task.space.ConfigFromJson(config)});
   }
-  for (int attempt = 0; attempt < 1000000 && group.configs.empty() &&
-                        static_cast<int>(inputs.size()) < count;
+  for (int attempt = 0;
+       attempt < 1000000 && group.configs.empty() && static_cast<int>(inputs.size()) < count;
        ++attempt) {
     std::optional<Config> config = task.space.SampleValid(rng);
     if (!config) break;
@@ -227,20 +227,23 @@ int Main(int argc, char** argv) {
   }
 
   fmt::print("machine: {}, nproc {}\n", CpuDeviceName(), sysconf(_SC_NPROCESSORS_ONLN));
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     ("glimpse-bench-cpu-" + std::to_string(getpid()))).string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("glimpse-bench-cpu-" + std::to_string(getpid())))
+          .string();
   CpuBuilderOptions build_options;
   build_options.work_dir = dir;
   CpuBuilder builder(build_options);
   if (threads <= 0) threads = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   Peak peak = MeasurePeak(builder, threads);
-  fmt::print("FP32 peak (FMA chains, best of 200 tries of ~1 ms): {:.1f} GFLOP/s with {}-lane "
-             "vectors on {} threads\n\n",
-             peak.gflops, peak.lanes, peak.threads);
+  fmt::print(
+      "FP32 peak (FMA chains, best of 200 tries of ~1 ms): {:.1f} GFLOP/s with {}-lane "
+      "vectors on {} threads\n\n",
+      peak.gflops, peak.lanes, peak.threads);
   if (peak_only) return 0;
   fmt::print("random valid configurations per group: {}, seed {}\n\n", count, seed);
-  fmt::print("| operator | fixed knobs | ok | best GFLOP/s | of peak | median GFLOP/s | best time "
-             "| wall |\n|---|---|---|---|---|---|---|---|\n");
+  fmt::print(
+      "| operator | fixed knobs | ok | best GFLOP/s | of peak | median GFLOP/s | best time "
+      "| wall |\n|---|---|---|---|---|---|---|---|\n");
   CpuRunnerOptions run_options;
   run_options.threads = threads;
   CpuRunner runner(run_options);

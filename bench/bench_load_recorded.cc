@@ -13,8 +13,8 @@
 #include <iostream>
 #include <string>
 
-#include "glimpse/replay.h"
 #include "glimpse/evaluation.h"
+#include "glimpse/replay.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;

@@ -5,18 +5,18 @@
 // Usage: bench_replay_loop [recorded-file [t1-file]]
 //   default: the GEMM space on the RTX 2080 Ti from ../shared when present, else the bundled
 //   convolution space.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "glimpse/database.h"
+#include "glimpse/evaluation.h"
 #include "glimpse/replay.h"
 #include "glimpse/tuner.h"
 #include "glimpse/tuning_loop.h"
-#include "glimpse/evaluation.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;

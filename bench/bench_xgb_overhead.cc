@@ -11,6 +11,8 @@
 // and seed as the tuner's own refit, so the same work), of planning (whole batch − refit, per
 // repeat) and of the whole batch; the fastest batch. Run it on an idle machine: under load the
 // medians grow, the minimum much less.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -20,12 +22,10 @@
 #include <memory>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "glimpse/cost_model.h"
+#include "glimpse/evaluation.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/replay.h"
-#include "glimpse/evaluation.h"
 
 namespace fs = std::filesystem;
 using namespace glimpse;
@@ -80,15 +80,14 @@ int main(int argc, char** argv) {
   std::ifstream loadavg("/proc/loadavg");
   std::string load_1min;
   loadavg >> load_1min;
-  std::cout << fmt::format("XGBoost tuner overhead per 64-candidate batch\nmachine: {} (load "
-                           "average {} at start)\nspace: {} ({} recorded configurations, {} "
-                           "knobs)\ntuner: xgb defaults (rank loss, knob features), num_threads "
-                           "{}\n\n",
-                           MachineDescription(), load_1min, path, records.size(),
-                           task.space.NumKnobs(), threads);
-  std::cout << fmt::format("{:>8} {:>8} {:>10} {:>14} {:>14} {:>12} {:>8}\n", "records",
-                           "repeats", "fit (ms)", "planning (ms)", "batch (ms)", "fastest (ms)",
-                           "goal");
+  std::cout << fmt::format(
+      "XGBoost tuner overhead per 64-candidate batch\nmachine: {} (load "
+      "average {} at start)\nspace: {} ({} recorded configurations, {} "
+      "knobs)\ntuner: xgb defaults (rank loss, knob features), num_threads "
+      "{}\n\n",
+      MachineDescription(), load_1min, path, records.size(), task.space.NumKnobs(), threads);
+  std::cout << fmt::format("{:>8} {:>8} {:>10} {:>14} {:>14} {:>12} {:>8}\n", "records", "repeats",
+                           "fit (ms)", "planning (ms)", "batch (ms)", "fastest (ms)", "goal");
   constexpr size_t kBatch = 64;
   constexpr int kRepeats = 9;
   for (size_t count : {size_t{500}, size_t{2000}}) {
@@ -131,8 +130,8 @@ int main(int argc, char** argv) {
       }
     }
     const double batch = Median(batch_ms);
-    std::cout << fmt::format("{:>8} {:>8} {:>10.1f} {:>14.1f} {:>14.1f} {:>12.1f} {:>8}\n",
-                             count, kRepeats, Median(fit_ms), Median(plan_ms), batch,
+    std::cout << fmt::format("{:>8} {:>8} {:>10.1f} {:>14.1f} {:>14.1f} {:>12.1f} {:>8}\n", count,
+                             kRepeats, Median(fit_ms), Median(plan_ms), batch,
                              *std::min_element(batch_ms.begin(), batch_ms.end()),
                              count == 2000 ? (batch <= 50.0 ? "met" : "missed") : "-");
   }

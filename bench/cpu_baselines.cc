@@ -32,8 +32,8 @@
 #include "cpu_baselines/protocol.h"
 #include "cpu_baselines/reference.h"
 #include "cpu_baselines/report.h"
-#include "glimpse/ops.h"
 #include "glimpse/error.h"
+#include "glimpse/ops.h"
 
 namespace glimpse::baselines {
 namespace {

@@ -8,8 +8,8 @@
 // + b, all in registers), enough that the FMA latency is hidden by instruction-level parallelism
 // even at low occupancy, on a grid that fills every SM to its thread limit. Each FMA is 2 flops.
 // It is built with glimpse's own NVRTC path (CompileCuda) and launched through the CUDA driver
-// loaded at run time (cuda/driver/cuda_driver.h), exactly as tuned kernels are, so the binary starts on a
-// machine without a driver and says so.
+// loaded at run time (cuda/driver/cuda_driver.h), exactly as tuned kernels are, so the binary
+// starts on a machine without a driver and says so.
 //
 // Protocol (../shared/DESIGN.md): one launch calibrates the iteration count so that a launch takes
 // about kTargetLaunchS; then kWarmupS of untimed launches; then launches timed with CUDA events
@@ -35,13 +35,13 @@
 namespace glimpse {
 namespace {
 
-constexpr int kChains = 8;       // independent FMA chains per thread
-constexpr int kUnroll = 16;      // FMAs per chain per loop iteration (unrolled)
+constexpr int kChains = 8;   // independent FMA chains per thread
+constexpr int kUnroll = 16;  // FMAs per chain per loop iteration (unrolled)
 constexpr int kBlockThreads = 256;
-constexpr float kA = 0.9999f;    // acc · a + b converges to b / (1 − a) = 1: no overflow or NaN
+constexpr float kA = 0.9999f;  // acc · a + b converges to b / (1 − a) = 1: no overflow or NaN
 constexpr float kB = 1e-4f;
 constexpr double kTargetLaunchS = 2e-3;  // as long as a typical operator call
-constexpr double kWarmupS = 0.2;  // untimed launches first, so the clocks leave idle
+constexpr double kWarmupS = 0.2;         // untimed launches first, so the clocks leave idle
 constexpr int kMinRepeats = 25;
 constexpr double kMinTotalS = 0.05;
 constexpr int kMaxRepeats = 200;
@@ -103,7 +103,7 @@ CudaCompileResult Compile(const std::string& arch) {
   CudaCompileResult result = CompileCuda(KernelSource(), arch);
   if (!result.ok) {
     throw CompileFailure("the FMA kernel did not compile for " + arch +
-                (result.timed_out ? " (timed out)" : "") + ":\n" + result.log);
+                         (result.timed_out ? " (timed out)" : "") + ":\n" + result.log);
   }
   return result;
 }
@@ -141,8 +141,8 @@ int Measure(int ordinal, const std::string& json_out) {
   const CudaDeviceInfo info = QueryCudaDevice(ordinal);
   const std::string arch = info.Arch();
   const CudaCompileResult compiled = Compile(arch);
-  const int registers = compiled.resources.count("fma_peak")
-                            ? compiled.resources.at("fma_peak").registers : 0;
+  const int registers =
+      compiled.resources.count("fma_peak") ? compiled.resources.at("fma_peak").registers : 0;
 
   const cuda::CudaDriverApi& api = driver.api();
   CUdevice device = 0;
@@ -202,8 +202,8 @@ int Measure(int ordinal, const std::string& json_out) {
     // launch differs by more than rounding (a few ulps allowed for the sum).
     if (!(std::fabs(host[t] - expected) <= 1e-6f * std::fabs(expected))) {
       check_passed = false;
-      check_text += "thread " + std::to_string(t) + ": " + std::to_string(host[t]) +
-                    ", expected " + std::to_string(expected) + "; ";
+      check_text += "thread " + std::to_string(t) + ": " + std::to_string(host[t]) + ", expected " +
+                    std::to_string(expected) + "; ";
     }
   }
 
@@ -224,16 +224,19 @@ int Measure(int ordinal, const std::string& json_out) {
   std::printf("device %d: %s (%s, %d SMs, %.0f MHz boost clock, driver %d)\n", ordinal,
               info.name.c_str(), arch.c_str(), info.sm_count, info.sm_clock_khz / 1e3,
               info.driver_version);
-  std::printf("kernel: %lld blocks × %d threads, %d chains × %d FMAs × %d iterations, %d registers"
-              "\n", static_cast<long long>(blocks), kBlockThreads, kChains, kUnroll, iterations,
-              registers);
-  std::printf("FP32 FMA peak: %.1f GFLOP/s median of %zu samples (%.3f ms each), %.1f GFLOP/s "
-              "fastest sample\n", flops / median_s / 1e9, samples.size(), median_s * 1e3,
-              flops / fastest_s / 1e9);
+  std::printf(
+      "kernel: %lld blocks × %d threads, %d chains × %d FMAs × %d iterations, %d registers"
+      "\n",
+      static_cast<long long>(blocks), kBlockThreads, kChains, kUnroll, iterations, registers);
+  std::printf(
+      "FP32 FMA peak: %.1f GFLOP/s median of %zu samples (%.3f ms each), %.1f GFLOP/s "
+      "fastest sample\n",
+      flops / median_s / 1e9, samples.size(), median_s * 1e3, flops / fastest_s / 1e9);
   if (theoretical > 0) {
-    std::printf("theoretical: %.1f GFLOP/s (2 × %d lanes × %d SMs × boost clock); measured median "
-                "%.0f %%\n", theoretical, lanes, info.sm_count,
-                100.0 * flops / median_s / 1e9 / theoretical);
+    std::printf(
+        "theoretical: %.1f GFLOP/s (2 × %d lanes × %d SMs × boost clock); measured median "
+        "%.0f %%\n",
+        theoretical, lanes, info.sm_count, 100.0 * flops / median_s / 1e9 / theoretical);
   }
   std::printf("check: %s\n", check_passed ? "passed" : ("FAILED: " + check_text).c_str());
 
@@ -242,8 +245,12 @@ int Measure(int ordinal, const std::string& json_out) {
     for (double s : samples) samples_s.push_back(s);
     Json result = {{"device", info.ToJson()},
                    {"kernel",
-                    {{"blocks", blocks}, {"block_threads", kBlockThreads}, {"chains", kChains},
-                     {"unroll", kUnroll}, {"iterations", iterations}, {"registers", registers},
+                    {{"blocks", blocks},
+                     {"block_threads", kBlockThreads},
+                     {"chains", kChains},
+                     {"unroll", kUnroll},
+                     {"iterations", iterations},
+                     {"registers", registers},
                      {"nvrtc", NvrtcVersion()}}},
                    {"flops_per_launch", flops},
                    {"median_s", median_s},

@@ -22,8 +22,8 @@ std::string RepoDataPath(const std::string& name) {
 
 std::string SharedDatasetsDir() {
   if (const char* env = std::getenv("GLIMPSE_SHARED_DATASETS"); env && *env) return env;
-  fs::path candidate = fs::path(GLIMPSE_SOURCE_DIR).parent_path() / "shared" / "datasets" /
-                       "benchmark_hub";
+  fs::path candidate =
+      fs::path(GLIMPSE_SOURCE_DIR).parent_path() / "shared" / "datasets" / "benchmark_hub";
   return fs::is_directory(candidate) ? candidate.string() : std::string();
 }
 

@@ -57,8 +57,8 @@ Measurement Run(const Operator& op, const std::string& variant, const std::strin
                        std::numeric_limits<float>::quiet_NaN());
   compute(c.data());
   if (reference != nullptr) {
-    CheckResult check =
-        CheckOutput(*reference, c.data(), static_cast<int64_t>(c.size()), OperatorReductionLength(op));
+    CheckResult check = CheckOutput(*reference, c.data(), static_cast<int64_t>(c.size()),
+                                    OperatorReductionLength(op));
     result.checked = true;
     result.passed = check.passed;
     result.check = check.message;

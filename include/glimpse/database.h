@@ -25,26 +25,26 @@
 namespace glimpse {
 
 struct WorkloadEntry {
-  std::string key;          // Task::WorkloadKey()
-  std::string name;         // Task::name
-  Json description;         // Task::description
-  Json space;               // ConfigSpace::ToJson(), so records can be read back as Configs
+  std::string key;   // Task::WorkloadKey()
+  std::string name;  // Task::name
+  Json description;  // Task::description
+  Json space;        // ConfigSpace::ToJson(), so records can be read back as Configs
 };
 
 struct TuningRecord {
-  int64_t id = 0;               // assigned by the database
+  int64_t id = 0;  // assigned by the database
   std::string workload_key;
   std::string device;
-  Json config;                  // by knob name (ConfigSpace::ConfigToJson)
-  std::string config_hash;      // HashToHex(ConfigSpace::Hash(config))
+  Json config;              // by knob name (ConfigSpace::ConfigToJson)
+  std::string config_hash;  // HashToHex(ConfigSpace::Hash(config))
   MeasureStatus status = MeasureStatus::kUnknown;
-  double time_s = 0.0;          // +inf is stored as NULL and read back as +inf
+  double time_s = 0.0;  // +inf is stored as NULL and read back as +inf
   std::vector<double> samples_s;
   double compile_time_s = 0.0;
   double cost_s = 0.0;
   std::string error;
-  std::string strategy;         // the tuner that proposed it ("import" for imported records)
-  double started_at = 0.0;      // when the measurement was started / finished
+  std::string strategy;     // the tuner that proposed it ("import" for imported records)
+  double started_at = 0.0;  // when the measurement was started / finished
   double finished_at = 0.0;
 };
 

@@ -50,9 +50,9 @@ class PriorGenerator;
 // The surrogate: an ensemble of gradient-boosted trees with a mean and an uncertainty.
 
 struct SurrogateOptions {
-  int members = 5;             // XGBoost regressors, each on its own bootstrap resample
-  int num_boost_round = 200;   // upper bound per member (early stopping as the cost model's)
-  int num_threads = 1;         // XGBoost threads per member
+  int members = 5;                    // XGBoost regressors, each on its own bootstrap resample
+  int num_boost_round = 200;          // upper bound per member (early stopping as the cost model's)
+  int num_threads = 1;                // XGBoost threads per member
   std::string feature_type = "knob";  // as XgbCostModelOptions::feature_type
 };
 
@@ -96,11 +96,11 @@ inline constexpr int kAcquisitionFeatureVersion = 1;
 inline constexpr int kAcquisitionBaseFeatures = 6;
 
 struct AcquisitionInput {
-  std::vector<double> mean, std;   // per candidate
-  double best_observed = 0.0;      // the largest normalised score observed
-  double budget_fraction = 0.0;    // t/T in [0, 1]
-  double budget = 0.0;             // T
-  std::vector<double> blueprint;   // Θ; may be empty
+  std::vector<double> mean, std;  // per candidate
+  double best_observed = 0.0;     // the largest normalised score observed
+  double budget_fraction = 0.0;   // t/T in [0, 1]
+  double budget = 0.0;            // T
+  std::vector<double> blueprint;  // Θ; may be empty
 };
 // One feature row per candidate, kAcquisitionBaseFeatures + blueprint_components values
 // (Θ padded with zeros or Error when longer).
@@ -186,9 +186,10 @@ std::unique_ptr<AcquisitionPolicy> MakeNeuralAcquisition(const AcquisitionNetwor
 // The tuner
 
 struct GlimpseTunerOptions {
-  // Model files. "" = the shipped model (GlimpseDataDir()/models/<prior|validity|acquisition>.json),
-  // "none" = that component off (the ablations), otherwise a path. A missing shipped file is a
-  // fallback (said once); a missing or unreadable explicit path is an Error at Init.
+  // Model files. "" = the shipped model
+  // (GlimpseDataDir()/models/<prior|validity|acquisition>.json), "none" = that component off (the
+  // ablations), otherwise a path. A missing shipped file is a fallback (said once); a missing or
+  // unreadable explicit path is an Error at Init.
   std::string prior_model;
   std::string validity_model;
   std::string acquisition_model;
@@ -200,16 +201,16 @@ struct GlimpseTunerOptions {
   // "kernel".
   std::string kernel;
 
-  int initial_size = 16;      // proposals from the prior before the first surrogate fit
-  int pool_size = 128;        // annealing candidates per batch
-  int prior_pool_size = 32;   // prior draws added to the pool per batch (0 without a prior)
-  int budget = 400;           // T of the acquisition's t/T (the harness passes its budget)
-  double ucb_kappa = 1.0;     // the fallback acquisition
+  int initial_size = 16;     // proposals from the prior before the first surrogate fit
+  int pool_size = 128;       // annealing candidates per batch
+  int prior_pool_size = 32;  // prior draws added to the pool per batch (0 without a prior)
+  int budget = 400;          // T of the acquisition's t/T (the harness passes its budget)
+  double ucb_kappa = 1.0;    // the fallback acquisition
   SurrogateOptions surrogate;
   int sa_parallel_size = 64;  // the annealer (SaOptimizer) on the surrogate's mean
   int sa_n_iter = 200;
   int sa_early_stop = 30;
-  bool quiet = false;         // no fallback lines on stderr
+  bool quiet = false;  // no fallback lines on stderr
 
   // In-memory models, used instead of the paths when set (the acquisition trainer, tests). Not
   // JSON keys.
@@ -244,15 +245,15 @@ std::vector<std::string> GlimpseTunerComponents(const Tuner& glimpse_tuner);
 // Training the acquisition function by reinforcement learning over tuning episodes.
 
 struct AcquisitionTrainingOptions {
-  int iterations = 150;        // policy updates
+  int iterations = 150;  // policy updates
   int episodes_per_iteration = 12;
   // Episodes of one iteration that replay the same space with different seeds: the baseline of
   // an episode's step is the mean return of its space's episodes at that step, so the advantage
   // compares choices on one space instead of an easy space with a hard one. Must divide
   // episodes_per_iteration.
   int episodes_per_space = 4;
-  int episode_budget = 64;     // measurements per episode (T)
-  int batch_size = 16;         // measurements per tuner batch in an episode (the harness's)
+  int episode_budget = 64;  // measurements per episode (T)
+  int batch_size = 16;      // measurements per tuner batch in an episode (the harness's)
   int hidden = 32;
   double learning_rate = 3e-3;
   double entropy_bonus = 0.01;

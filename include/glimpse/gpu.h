@@ -1,7 +1,7 @@
-// glimpse/gpu.h — GPU schedule templates and the CUDA emitter: operator workloads (glimpse/ops.h) scheduled onto thread blocks
-// and threads, lowered from the same loop-nest representation as the CPU kernels to CUDA C++.
-// Nothing here needs the CUDA toolkit or a GPU: building (NVRTC) and running (driver API) live in
-// glimpse/cuda.h.
+// glimpse/gpu.h — GPU schedule templates and the CUDA emitter: operator workloads (glimpse/ops.h)
+// scheduled onto thread blocks and threads, lowered from the same loop-nest representation as the
+// CPU kernels to CUDA C++. Nothing here needs the CUDA toolkit or a GPU: building (NVRTC) and
+// running (driver API) live in glimpse/cuda.h.
 //
 // Kernel ABI. A generated kernel is
 //     extern "C" __global__ void <symbol>(const float* __restrict__ in0, …, [prepared,] out)
@@ -23,8 +23,8 @@
 #include <string>
 
 #include "glimpse/codegen.h"
-#include "glimpse/ops.h"
 #include "glimpse/loop_nest.h"
+#include "glimpse/ops.h"
 #include "glimpse/space.h"
 #include "glimpse/task.h"
 

@@ -63,7 +63,7 @@ struct TensorDecl {
   std::string layout;          // descriptive ("NCHW", "MK", "NK"); lowering uses `shape` only
   DType dtype = DType::kFloat32;
   TensorRole role = TensorRole::kInput;
-  int input_index = -1;        // kInput: position in the kernel's input list
+  int input_index = -1;  // kInput: position in the kernel's input list
   // kTemp: the loop whose body owns the temporary (it lives for one iteration of that loop, so a
   // temporary under a parallel loop is private to each thread); empty: the whole kernel.
   std::string scope_loop;
@@ -77,8 +77,13 @@ struct TensorDecl {
   TensorDecl() = default;
   TensorDecl(std::string name, std::vector<int64_t> shape, std::string layout, DType dtype,
              TensorRole role, int input_index = -1, std::string scope_loop = "")
-      : name(std::move(name)), shape(std::move(shape)), layout(std::move(layout)), dtype(dtype),
-        role(role), input_index(input_index), scope_loop(std::move(scope_loop)) {}
+      : name(std::move(name)),
+        shape(std::move(shape)),
+        layout(std::move(layout)),
+        dtype(dtype),
+        role(role),
+        input_index(input_index),
+        scope_loop(std::move(scope_loop)) {}
   int64_t NumElements() const;
 };
 
@@ -114,9 +119,9 @@ struct Access {
 };
 
 enum class StmtKind : uint8_t {
-  kZero,            // dst = 0
-  kMultiplyAdd,     // dst += a · b            (a reduction when dst does not depend on a loop)
-  kCopy,            // dst = a [+ bias] [then max(·, 0) when relu]
+  kZero,         // dst = 0
+  kMultiplyAdd,  // dst += a · b            (a reduction when dst does not depend on a loop)
+  kCopy,         // dst = a [+ bias] [then max(·, 0) when relu]
 };
 
 struct Stmt {
@@ -185,7 +190,7 @@ struct LoopNest {
   // writes kPrepared tensors only. Empty for most nests. Loop names are unique across both bodies.
   std::vector<Node> prepare;
 
-  int AddTensor(TensorDecl tensor);  // returns its index
+  int AddTensor(TensorDecl tensor);                // returns its index
   int TensorIndex(const std::string& name) const;  // throws Error when unknown
   const TensorDecl& Output() const;                // throws Error when there is none
   // The loop named `name`, in `body` or `prepare` (throws Error naming the known loops when

@@ -23,8 +23,8 @@ struct SaOptions {
   int n_iter = 500;         // iterations at most
   double temp_start = 1.0;  // temperature falls linearly to temp_end over n_iter + 1 steps
   double temp_end = 0.0;
-  int early_stop = 50;      // stop after this many iterations that changed no top-k entry
-  int log_interval = 0;     // progress line on stderr every this many iterations; 0: silent
+  int early_stop = 50;   // stop after this many iterations that changed no top-k entry
+  int log_interval = 0;  // progress line on stderr every this many iterations; 0: silent
   // Mutations tried per walk step before falling back to a uniformly chosen valid neighbour.
   int max_mutation_attempts = 64;
 };

@@ -61,23 +61,25 @@ using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, Bat
 // "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]" or
 // "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]".
 // Field names are case-sensitive as shown; omitted optional fields take the defaults above,
-// the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming the bad field and
-// the accepted ones, or the unknown operator and the known ones.
+// the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming
+// the bad field and the accepted ones, or the unknown operator and the known ones.
 Operator ParseOperator(const std::string& text);
-std::string OperatorToString(const Operator& op);   // the canonical form ParseOperator reads
-std::string OperatorName(const Operator& op);  // "dense", "conv2d", "depthwise_conv2d", "batch_matmul"
-Json OperatorToJson(const Operator& op);            // {"op": "dense", "M": 1, …}
-Operator OperatorFromJson(const Json& json);        // throws Error like ParseOperator
-double OperatorFlops(const Operator& op);           // 2 · multiply-adds (epilogue not counted)
+std::string OperatorToString(const Operator& op);  // the canonical form ParseOperator reads
+std::string OperatorName(
+    const Operator& op);                  // "dense", "conv2d", "depthwise_conv2d", "batch_matmul"
+Json OperatorToJson(const Operator& op);  // {"op": "dense", "M": 1, …}
+Operator OperatorFromJson(const Json& json);  // throws Error like ParseOperator
+double OperatorFlops(const Operator& op);     // 2 · multiply-adds (epilogue not counted)
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op);
 std::vector<int64_t> OperatorOutputShape(const Operator& op);
-int64_t OperatorReductionLength(const Operator& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
+int64_t OperatorReductionLength(
+    const Operator& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
 
 // ---- Inputs
 
-// Whether input `index` (in the order of the shapes' comments above) is a constant of a model — dense's B and bias,
-// conv2d's and depthwise_conv2d's weight and bias, batch_matmul's bias — which a prepare step may
-// read. batch_matmul's A and B are both activations.
+// Whether input `index` (in the order of the shapes' comments above) is a constant of a model —
+// dense's B and bias, conv2d's and depthwise_conv2d's weight and bias, batch_matmul's bias — which
+// a prepare step may read. batch_matmul's A and B are both activations.
 inline bool OperatorInputIsConstant(const Operator& op, int index) {
   if (std::holds_alternative<BatchMatmulShape>(op)) return index == 2;
   return index == 1 || index == 2;

@@ -43,7 +43,7 @@ enum class RecordedFormat : uint8_t { kKernelTunerCache, kT4 };
 // What one configuration's entry in a recorded file says.
 struct RecordedEntry {
   MeasureStatus status = MeasureStatus::kUnknown;
-  double time_s = 0.0;             // recorded mean; meaningless unless ok
+  double time_s = 0.0;  // recorded mean; meaningless unless ok
   std::vector<double> samples_s;
   double compile_time_s = 0.0;
   double benchmark_time_s = 0.0;
@@ -55,9 +55,9 @@ struct RecordedSpace {
   // ReplayLoadOptions::device_name when given, else the file's "device_name", else (empty in the
   // file, or a T4 file) the file's base name: "MI250X" for ".../MI250X.json.gz".
   std::string device_name;
-  std::string kernel_name;    // empty for T4 files
-  Json problem_size;          // null for T4 files
-  ConfigSpace space;          // knobs from the file (or T1), restrictions from T1 / options
+  std::string kernel_name;  // empty for T4 files
+  Json problem_size;        // null for T4 files
+  ConfigSpace space;        // knobs from the file (or T1), restrictions from T1 / options
   // Entries by dense index in `space`. Entries that break a restriction are kept out of here and
   // counted in `outside_restrictions`.
   std::unordered_map<uint64_t, RecordedEntry> entries;
@@ -88,8 +88,8 @@ struct ReplayLoadOptions {
   // Knobs (order and values) and restrictions from a T1 file; every recorded configuration must
   // use values its knobs have (else Error naming the knob and value).
   std::string t1_path;
-  std::vector<std::string> restrictions;    // extra restriction expressions
-  std::string device_name;                  // overrides / fills in the file's device name
+  std::vector<std::string> restrictions;  // extra restriction expressions
+  std::string device_name;                // overrides / fills in the file's device name
 };
 
 // Reads a recorded file of either format (detected from its content; gzip from its magic bytes).
@@ -140,18 +140,17 @@ class ReplayRunner : public Runner {
 // cache writes each as one parameter whose values are strings of its factors joined by 'x'
 // ("1x2x4x8", in the knob's order), which LoadRecordedSpace reads back as a categorical knob of
 // those strings (a space replay tunes; the factors are no longer a split's). T4 results take no
-// split knobs, and neither format permutation knobs: those are an Error naming the knob. `records` are of one workload on one device (the first record's device, else
-// task.device, is written); a configuration recorded more than once is written once (its fastest
-// ok record, else its last failure). Times are written in milliseconds; benchmark time is
-// cost_s - compile_time_s.
-// Failures, Kernel Tuner cache: compile-host, compile-device, build-timeout →
-// "CompilationFailedConfig"; runtime-device, run-timeout, wrong-answer → "RuntimeFailedConfig";
-// instantiation, unknown → "InvalidConfig" (read back as unknown).
-// Failures, T4: compile-* → compile; runtime-device, unknown → runtime; wrong-answer →
-// correctness; build-timeout, run-timeout → timeout; instantiation → constraints.
-// LoadRecordedSpace reads both back with the same times and, where the mapping is one-to-one
-// (ok, compile-device, runtime-device; unknown for caches; wrong-answer, run-timeout,
-// instantiation for T4), the same statuses.
+// split knobs, and neither format permutation knobs: those are an Error naming the knob. `records`
+// are of one workload on one device (the first record's device, else task.device, is written); a
+// configuration recorded more than once is written once (its fastest ok record, else its last
+// failure). Times are written in milliseconds; benchmark time is cost_s - compile_time_s. Failures,
+// Kernel Tuner cache: compile-host, compile-device, build-timeout → "CompilationFailedConfig";
+// runtime-device, run-timeout, wrong-answer → "RuntimeFailedConfig"; instantiation, unknown →
+// "InvalidConfig" (read back as unknown). Failures, T4: compile-* → compile; runtime-device,
+// unknown → runtime; wrong-answer → correctness; build-timeout, run-timeout → timeout;
+// instantiation → constraints. LoadRecordedSpace reads both back with the same times and, where the
+// mapping is one-to-one (ok, compile-device, runtime-device; unknown for caches; wrong-answer,
+// run-timeout, instantiation for T4), the same statuses.
 void WriteKernelTunerCache(const Task& task, const std::vector<TuningRecord>& records,
                            std::ostream& out);
 void WriteT4Results(const Task& task, const std::vector<TuningRecord>& records, std::ostream& out);

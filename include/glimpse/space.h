@@ -46,7 +46,7 @@ struct SplitFilter {
   bool power_of_two = false;  // every factor a power of two (except possibly the outermost part
                               // when `outer_any` is set)
   bool outer_any = false;
-  int64_t max_factor = 0;     // every inner factor ≤ max_factor (0: no limit)
+  int64_t max_factor = 0;  // every inner factor ≤ max_factor (0: no limit)
 };
 
 class Knob {

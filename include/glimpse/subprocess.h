@@ -10,11 +10,11 @@
 namespace glimpse::process {
 
 struct ChildOptions {
-  std::vector<std::string> argv;        // argv[0] is looked up in PATH
-  std::vector<std::string> extra_env;   // "NAME=value" added to this process's environment
-  std::string stdout_path;              // empty: /dev/null (ignored with pipes)
-  std::string stderr_path;              // empty: /dev/null
-  bool pipes = false;                   // connect stdin / stdout to pipes (to_child, from_child)
+  std::vector<std::string> argv;       // argv[0] is looked up in PATH
+  std::vector<std::string> extra_env;  // "NAME=value" added to this process's environment
+  std::string stdout_path;             // empty: /dev/null (ignored with pipes)
+  std::string stderr_path;             // empty: /dev/null
+  bool pipes = false;                  // connect stdin / stdout to pipes (to_child, from_child)
 };
 
 struct Child {

@@ -27,13 +27,11 @@ class CppEmitter : private codegen::NestPrinter {
          << "#include <cstdint>\n#include <cstdlib>\n\n";
     EmitLiterals();
     if (nest_.HasPrepare()) EmitPrepare(symbol);
-    out_ << "extern \"C\" void " << symbol
-         << "(const float* const* inputs, float* output) {\n";
+    out_ << "extern \"C\" void " << symbol << "(const float* const* inputs, float* output) {\n";
     for (int i = 0; i < static_cast<int>(nest_.tensors.size()); ++i) {
       const TensorDecl& t = nest_.tensors[i];
       if (t.role == TensorRole::kInput) {
-        Line(1) << "const float* __restrict " << t.name << " = inputs[" << t.input_index
-                << "];\n";
+        Line(1) << "const float* __restrict " << t.name << " = inputs[" << t.input_index << "];\n";
       } else if (t.role == TensorRole::kOutput) {
         Line(1) << "float* __restrict " << t.name << " = output;\n";
       } else if (t.role == TensorRole::kPrepared) {
@@ -69,8 +67,7 @@ class CppEmitter : private codegen::NestPrinter {
     for (int i = 0; i < static_cast<int>(nest_.tensors.size()); ++i) {
       const TensorDecl& t = nest_.tensors[i];
       if (t.role == TensorRole::kInput && t.constant) {
-        Line(1) << "const float* __restrict " << t.name << " = inputs[" << t.input_index
-                << "];\n";
+        Line(1) << "const float* __restrict " << t.name << " = inputs[" << t.input_index << "];\n";
       } else if (t.role == TensorRole::kPrepared) {
         Line(1) << "float* __restrict " << t.name << " = prepared + " << nest_.PreparedOffset(i)
                 << ";\n";
@@ -100,7 +97,6 @@ class CppEmitter : private codegen::NestPrinter {
     return text;
   }
 
-
   void EmitNodes(const std::vector<Node>& nodes, int depth) {
     for (const Node& node : nodes) {
       if (node.is_loop) {
@@ -113,8 +109,8 @@ class CppEmitter : private codegen::NestPrinter {
 
   void EmitLoop(const Node& node, int depth) {
     const Loop& loop = node.loop;
-    bool nested_parallel = !stack_.empty() && stack_.back()->kind == LoopKind::kParallel &&
-                           collapsed_inner_ == &node;
+    bool nested_parallel =
+        !stack_.empty() && stack_.back()->kind == LoopKind::kParallel && collapsed_inner_ == &node;
     if (loop.kind == LoopKind::kVectorized && IsReduction(node)) {
       EmitReduction(node, depth);
       return;
@@ -130,11 +126,14 @@ class CppEmitter : private codegen::NestPrinter {
           Line(depth) << "#pragma omp parallel for schedule(static)\n";
         }
         break;
-      case LoopKind::kVectorized: Line(depth) << "#pragma omp simd\n"; break;
+      case LoopKind::kVectorized:
+        Line(depth) << "#pragma omp simd\n";
+        break;
       case LoopKind::kUnrolled:
         Line(depth) << "#pragma GCC unroll " << std::min<int64_t>(loop.extent, 64) << "\n";
         break;
-      default: break;  // serial; GPU bindings and cooperative loops run as serial loops here
+      default:
+        break;  // serial; GPU bindings and cooperative loops run as serial loops here
     }
     Line(depth) << "for (int64_t " << loop.name << " = 0; " << loop.name << " < " << loop.extent
                 << "; ++" << loop.name << ") {\n";
@@ -171,8 +170,8 @@ class CppEmitter : private codegen::NestPrinter {
     Line(depth) << "{\n";
     Line(depth + 1) << "float sum_ = " << dst << ";\n";
     Line(depth + 1) << "#pragma omp simd reduction(+ : sum_)\n";
-    Line(depth + 1) << "for (int64_t " << loop.name << " = 0; " << loop.name << " < "
-                    << loop.extent << "; ++" << loop.name << ") sum_ += " << term << ";\n";
+    Line(depth + 1) << "for (int64_t " << loop.name << " = 0; " << loop.name << " < " << loop.extent
+                    << "; ++" << loop.name << ") sum_ += " << term << ";\n";
     Line(depth + 1) << dst << " = sum_;\n";
     Line(depth) << "}\n";
   }
@@ -188,7 +187,8 @@ class CppEmitter : private codegen::NestPrinter {
   std::string UnguardedStmtCode(const Stmt& s) const {
     std::string dst = AccessCode(s.dst, false);
     switch (s.kind) {
-      case StmtKind::kZero: return dst + " = 0.0f;";
+      case StmtKind::kZero:
+        return dst + " = 0.0f;";
       case StmtKind::kMultiplyAdd:
         return dst + " += " + AccessCode(s.a, true) + " * " + AccessCode(s.b, true) + ";";
       case StmtKind::kCopy: {

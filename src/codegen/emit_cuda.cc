@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/error.h"
 #include "codegen/nest_printer.h"
 #include "glimpse/codegen.h"
+#include "glimpse/error.h"
 
 namespace glimpse {
 
@@ -127,7 +127,6 @@ class CudaEmitter : private codegen::NestPrinter {
     if (any) out_ << "\n";
   }
 
-
   void EmitKernel(const std::vector<Node>& body, bool prepare, const std::string& name,
                   const CudaLaunch& launch) {
     const int num_inputs = nest_.NumInputs();
@@ -142,13 +141,11 @@ class CudaEmitter : private codegen::NestPrinter {
       }
     }
     if (nest_.HasPrepare()) {
-      params.push_back(std::string(prepare ? "float" : "const float") +
-                       "* __restrict__ prepared_");
+      params.push_back(std::string(prepare ? "float" : "const float") + "* __restrict__ prepared_");
     }
     if (!prepare) params.push_back("float* __restrict__ " + nest_.Output().name);
     threads_ = launch.ThreadsPerBlock();
-    out_ << "extern \"C\" __global__ void __launch_bounds__(" << threads_ << ") " << name
-         << "(";
+    out_ << "extern \"C\" __global__ void __launch_bounds__(" << threads_ << ") " << name << "(";
     for (size_t i = 0; i < params.size(); ++i) out_ << (i ? ", " : "") << params[i];
     out_ << ") {\n";
     for (int i = 0; i < static_cast<int>(nest_.tensors.size()); ++i) {
@@ -191,9 +188,8 @@ class CudaEmitter : private codegen::NestPrinter {
             loops.push_back(b.loop);
           }
         }
-        const std::string source =
-            std::string("(") + index_type_ + ")" + (block ? "blockIdx." : "threadIdx.") +
-            kLanes[axis];
+        const std::string source = std::string("(") + index_type_ + ")" +
+                                   (block ? "blockIdx." : "threadIdx.") + kLanes[axis];
         int64_t inner = 1;
         for (size_t i = loops.size(); i-- > 0;) {
           std::string value = source;
@@ -297,8 +293,8 @@ class CudaEmitter : private codegen::NestPrinter {
     if (!last_barrier_) Line(depth) << "__syncthreads();\n";
     const int64_t trips = (total + threads_ - 1) / threads_;
     if (trips <= kMaxCooperativeUnroll) Line(depth) << "#pragma unroll\n";
-    Line(depth) << "for (" << index_type_ << " e_ = tid_; e_ < " << total << "; e_ += "
-                << threads_ << ") {\n";
+    Line(depth) << "for (" << index_type_ << " e_ = tid_; e_ < " << total << "; e_ += " << threads_
+                << ") {\n";
     int64_t inner = 1;
     std::vector<std::string> decls(loops.size());
     for (size_t i = loops.size(); i-- > 0;) {
@@ -329,8 +325,8 @@ class CudaEmitter : private codegen::NestPrinter {
     const TensorDecl& t = nest_.tensors[access.tensor];
     if (t.role == TensorRole::kTemp && t.scope != MemoryScope::kShared) return false;
     if (t.role == TensorRole::kLiteral) return false;  // constant memory: no alignment promised
-    AffineExpr flat = Flat(access).Substitute(loop.name, AffineExpr::Var(loop.name) +
-                                                             AffineExpr::Const(start));
+    AffineExpr flat =
+        Flat(access).Substitute(loop.name, AffineExpr::Var(loop.name) + AffineExpr::Const(start));
     if (flat.CoefficientOf(loop.name) != 1) return false;
     for (const auto& [var, c] : flat.terms) {
       if (var != loop.name && c % width != 0) return false;
@@ -356,8 +352,7 @@ class CudaEmitter : private codegen::NestPrinter {
         Line(depth + 1) << "{\n";
         // Vector temporaries for the loads that can be one access, per operand slot.
         std::vector<std::string> vectors(4);  // dst, a, b, bias
-        std::vector<const Access*> operands = {&s.dst, &s.a, &s.b,
-                                               s.bias ? &*s.bias : nullptr};
+        std::vector<const Access*> operands = {&s.dst, &s.a, &s.b, s.bias ? &*s.bias : nullptr};
         const std::string type = "float" + std::to_string(width);
         for (int slot = 0; slot < 4; ++slot) {
           const Access* access = operands[slot];
@@ -369,8 +364,7 @@ class CudaEmitter : private codegen::NestPrinter {
           const std::string address = "&" + ElementCode(*access, loop.name, start);
           if (load) {
             Line(depth + 2) << (slot == 0 ? "" : "const ") << type << " " << vectors[slot]
-                            << " = *reinterpret_cast<const " << type << "*>(" << address
-                            << ");\n";
+                            << " = *reinterpret_cast<const " << type << "*>(" << address << ");\n";
           } else {
             Line(depth + 2) << type << " " << vectors[slot] << ";\n";
           }
@@ -390,13 +384,11 @@ class CudaEmitter : private codegen::NestPrinter {
             guard = Guard(fixed);
           }
           std::string code = LaneStmtCode(s, operand);
-          Line(depth + 2) << (guard.empty() ? code : "if (" + guard + ") { " + code + " }")
-                          << "\n";
+          Line(depth + 2) << (guard.empty() ? code : "if (" + guard + ") { " + code + " }") << "\n";
         }
         if (!vectors[0].empty()) {
           Line(depth + 2) << "*reinterpret_cast<" << type << "*>(&"
-                          << ElementCode(s.dst, loop.name, start) << ") = " << vectors[0]
-                          << ";\n";
+                          << ElementCode(s.dst, loop.name, start) << ") = " << vectors[0] << ";\n";
         }
         Line(depth + 1) << "}\n";
       }
@@ -424,7 +416,8 @@ class CudaEmitter : private codegen::NestPrinter {
   static std::string LaneStmtCode(const Stmt& s, const Operand& operand) {
     const std::string dst = operand(0, false);
     switch (s.kind) {
-      case StmtKind::kZero: return dst + " = 0.0f;";
+      case StmtKind::kZero:
+        return dst + " = 0.0f;";
       case StmtKind::kMultiplyAdd:
         return dst + " += " + operand(1, true) + " * " + operand(2, true) + ";";
       case StmtKind::kCopy: {

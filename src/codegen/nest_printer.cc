@@ -9,8 +9,8 @@
 namespace glimpse::codegen {
 
 void CheckSymbol(const std::string& symbol) {
-  bool identifier = !symbol.empty() &&
-                    (std::isalpha(static_cast<unsigned char>(symbol[0])) || symbol[0] == '_');
+  bool identifier =
+      !symbol.empty() && (std::isalpha(static_cast<unsigned char>(symbol[0])) || symbol[0] == '_');
   for (char ch : symbol) {
     identifier = identifier && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
   }

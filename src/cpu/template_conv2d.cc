@@ -51,19 +51,23 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   space.AddKnob(Knob::Split("tile_ow", shape.OutW(), 3));
   space.AddKnob(Knob::Split("tile_c", shape.c, 2));
   space.AddKnob(Knob::Permutation("order", 5));
-  space.AddKnob(Knob::Categorical("parallel", {std::string("k"), std::string("oh"),
-                                               std::string("k_oh"), std::string("none")}));
+  space.AddKnob(Knob::Categorical(
+      "parallel", {std::string("k"), std::string("oh"), std::string("k_oh"), std::string("none")}));
   space.AddKnob(Knob::Ordered("vectorize", {int64_t{0}, int64_t{1}}));
   space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{1}}));
   if (shape.pad > 0) {
     space.AddKnob(Knob::Categorical("padding", {std::string("guard"), std::string("copy")}));
   }
-  space.AddRestriction("layout == 'NCHWc' or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
-                       "tile_ow_2 <= " + std::to_string(kMaxAccumulator));
+  space.AddRestriction(
+      "layout == 'NCHWc' or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
+      "tile_ow_2 <= " +
+      std::to_string(kMaxAccumulator));
   // order_4 == 4: k1 is the last of the order, so a dimension of the register tile.
-  space.AddRestriction("layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " +
-                       std::to_string(kMaxRegisterTile) + " and (order_4 != 4 or tile_k_1 * "
-                       "tile_ow_2 * tile_k_2 <= " + std::to_string(kMaxRegisterTile) + ")");
+  space.AddRestriction(
+      "layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " + std::to_string(kMaxRegisterTile) +
+      " and (order_4 != 4 or tile_k_1 * "
+      "tile_ow_2 * tile_k_2 <= " +
+      std::to_string(kMaxRegisterTile) + ")");
   return space;
 }
 
@@ -82,20 +86,28 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d";
-  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
-                           TensorRole::kInput, 0});
-  int w = nest.AddTensor({"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32,
-                          TensorRole::kInput, 1});
+  int in = nest.AddTensor(
+      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor(
+      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
   nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
     nest.tensors[bias].constant = true;
   }
-  int out = nest.AddTensor({"O", {shape.n, shape.k, shape.OutH(), shape.OutW()}, "NCHW",
-                            DType::kFloat32, TensorRole::kOutput});
-  int acc = nest.AddTensor({"acc", {k_tile, oh_tile, ow_tile}, "K,OH,OW", DType::kFloat32,
-                            TensorRole::kTemp, -1, "ow0"});
+  int out = nest.AddTensor({"O",
+                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
+                            "NCHW",
+                            DType::kFloat32,
+                            TensorRole::kOutput});
+  int acc = nest.AddTensor({"acc",
+                            {k_tile, oh_tile, ow_tile},
+                            "K,OH,OW",
+                            DType::kFloat32,
+                            TensorRole::kTemp,
+                            -1,
+                            "ow0"});
 
   // The input row / column read for an output position and a window offset.
   E oh = E::Var("oh0", oh_tile) + E::Var("oh1");
@@ -114,38 +126,40 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zk"), E::Var("zh"), E::Var("zw")}}};
   Node zero_nest = Node::MakeLoop(
       {"zk", k_tile},
-      {Node::MakeLoop({"zh", oh_tile},
-                      {Node::MakeLoop({"zw", ow_tile}, {Node::MakeStmt(zero)})})});
+      {Node::MakeLoop({"zh", oh_tile}, {Node::MakeLoop({"zw", ow_tile}, {Node::MakeStmt(zero)})})});
 
   Stmt mac{StmtKind::kMultiplyAdd};
   mac.dst = {acc, {E::Var("ki"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2")}};
   mac.a = load;
   mac.b = {w, {E::Var("k0", k_tile) + E::Var("ki"), E::Var("c"), E::Var("r"), E::Var("s")}};
   Node compute = Node::MakeStmt(mac);
-  for (const auto& [name, extent] : std::vector<std::pair<std::string, int64_t>>{
-           {"ow2", tow[2]}, {"ow1", tow[1]}, {"oh1", oh_tile}, {"ki", k_tile},
-           {"s", shape.s}, {"r", shape.r}, {"c", shape.c}}) {
+  for (const auto& [name, extent] : std::vector<std::pair<std::string, int64_t>>{{"ow2", tow[2]},
+                                                                                 {"ow1", tow[1]},
+                                                                                 {"oh1", oh_tile},
+                                                                                 {"ki", k_tile},
+                                                                                 {"s", shape.s},
+                                                                                 {"r", shape.r},
+                                                                                 {"c", shape.c}}) {
     compute = Node::MakeLoop({name, extent}, {std::move(compute)});
   }
 
   Stmt store{StmtKind::kCopy,
-             {out, {E::Var("n"), E::Var("k0", k_tile) + E::Var("wk"),
-                    E::Var("oh0", oh_tile) + E::Var("wh"), E::Var("ow0", ow_tile) + E::Var("ww")}},
+             {out,
+              {E::Var("n"), E::Var("k0", k_tile) + E::Var("wk"),
+               E::Var("oh0", oh_tile) + E::Var("wh"), E::Var("ow0", ow_tile) + E::Var("ww")}},
              {acc, {E::Var("wk"), E::Var("wh"), E::Var("ww")}}};
   if (bias >= 0) store.bias = Access{bias, {E::Var("k0", k_tile) + E::Var("wk")}};
   store.relu = shape.relu;
   Node store_nest = Node::MakeLoop(
-      {"wk", k_tile},
-      {Node::MakeLoop({"wh", oh_tile},
-                      {Node::MakeLoop({"ww", ow_tile}, {Node::MakeStmt(store)})})});
+      {"wk", k_tile}, {Node::MakeLoop({"wh", oh_tile},
+                                      {Node::MakeLoop({"ww", ow_tile}, {Node::MakeStmt(store)})})});
 
   nest.body.push_back(Node::MakeLoop(
       {"n", shape.n},
       {Node::MakeLoop(
           {"k0", tk[0]},
           {Node::MakeLoop({"oh0", toh[0]},
-                          {Node::MakeLoop({"ow0", tow[0]},
-                                          {zero_nest, compute, store_nest})})})}));
+                          {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, compute, store_nest})})})}));
 
   SplitLoop(nest, "c", tc, {"c0", "c1"});
   SplitLoop(nest, "ki", {tk[1], tk[2]}, {"k1", "k2"});
@@ -188,38 +202,55 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   LoopNest nest;
   nest.name = "conv2d_nchwc";
-  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
-                           TensorRole::kInput, 0});
-  int w = nest.AddTensor({"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32,
-                          TensorRole::kInput, 1});
+  int in = nest.AddTensor(
+      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor(
+      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
   nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
     nest.tensors[bias].constant = true;
   }
-  int out = nest.AddTensor({"O", {shape.n, shape.k, shape.OutH(), shape.OutW()}, "NCHW",
-                            DType::kFloat32, TensorRole::kOutput});
-  int wpk = nest.AddTensor({"Wp", {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
+  int out = nest.AddTensor({"O",
+                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
+                            "NCHW",
+                            DType::kFloat32,
+                            TensorRole::kOutput});
+  int wpk = nest.AddTensor({"Wp",
+                            {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
                             "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
-                            DType::kFloat32, TensorRole::kPrepared});
-  int ip = nest.AddTensor({"Ip", {shape.n, tc[0], hp, wp, c_block},
-                           "NCHW" + std::to_string(c_block) + "c", DType::kFloat32,
+                            DType::kFloat32,
+                            TensorRole::kPrepared});
+  int ip = nest.AddTensor({"Ip",
+                           {shape.n, tc[0], hp, wp, c_block},
+                           "NCHW" + std::to_string(c_block) + "c",
+                           DType::kFloat32,
                            TensorRole::kTemp});
-  int acc = nest.AddTensor({"acc", {k1_tile, tow[2], k_block}, "K1,OW2,K2", DType::kFloat32,
-                            TensorRole::kTemp, -1, "ow1"});
+  int acc = nest.AddTensor({"acc",
+                            {k1_tile, tow[2], k_block},
+                            "K1,OW2,K2",
+                            DType::kFloat32,
+                            TensorRole::kTemp,
+                            -1,
+                            "ow1"});
 
   // Prepare: the weight in the blocked layout, once.
   {
-    Stmt copy{StmtKind::kCopy,
-              {wpk, {E::Var("qk0"), E::Var("qc0"), E::Var("qr"), E::Var("qs"), E::Var("qc1"),
-                     E::Var("qk2")}},
-              {w, {E::Var("qk0", k_block) + E::Var("qk2"), E::Var("qc0", c_block) + E::Var("qc1"),
-                   E::Var("qr"), E::Var("qs")}}};
+    Stmt copy{
+        StmtKind::kCopy,
+        {wpk,
+         {E::Var("qk0"), E::Var("qc0"), E::Var("qr"), E::Var("qs"), E::Var("qc1"), E::Var("qk2")}},
+        {w,
+         {E::Var("qk0", k_block) + E::Var("qk2"), E::Var("qc0", c_block) + E::Var("qc1"),
+          E::Var("qr"), E::Var("qs")}}};
     Node node = Node::MakeStmt(copy);
-    for (const auto& [name, extent] : std::vector<std::pair<std::string, int64_t>>{
-             {"qk2", k_block}, {"qc1", c_block}, {"qs", shape.s}, {"qr", shape.r},
-             {"qc0", tc[0]}}) {
+    for (const auto& [name, extent] :
+         std::vector<std::pair<std::string, int64_t>>{{"qk2", k_block},
+                                                      {"qc1", c_block},
+                                                      {"qs", shape.s},
+                                                      {"qr", shape.r},
+                                                      {"qc0", tc[0]}}) {
       node = Node::MakeLoop({name, extent}, {std::move(node)});
     }
     nest.prepare.push_back(
@@ -240,8 +271,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
             {"pc0", tc[0], LoopKind::kParallel},
             {Node::MakeLoop(
                 {"ph", hp, LoopKind::kParallel},
-                {Node::MakeLoop({"pw", wp}, {Node::MakeLoop({"pc1", c_block},
-                                                            {Node::MakeStmt(copy)})})})})}));
+                {Node::MakeLoop({"pw", wp},
+                                {Node::MakeLoop({"pc1", c_block}, {Node::MakeStmt(copy)})})})})}));
   }
 
   // Output position of the register tile element (k1, ow2, k2) and the input it reads.
@@ -254,11 +285,11 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   Stmt mac{StmtKind::kMultiplyAdd};
   mac.dst = {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}};
   mac.a = {ip, {E::Var("n"), E::Var("c0"), ih, iw, E::Var("c1")}, !copy_pad && shape.pad > 0};
-  mac.b = {wpk, {E::Var("k0", tk[1]) + k1_var, E::Var("c0"), E::Var("r"), E::Var("s"),
-                 E::Var("c1"), E::Var("k2")}};
-  Node compute = Node::MakeLoop(
-      {"ow2", tow[2], LoopKind::kUnrolled},
-      {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
+  mac.b = {wpk,
+           {E::Var("k0", tk[1]) + k1_var, E::Var("c0"), E::Var("r"), E::Var("s"), E::Var("c1"),
+            E::Var("k2")}};
+  Node compute = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
+                                {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
   if (k1_in_tile) compute = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {compute});
   const std::vector<std::string> reduction_names = {"c0", "c1", "r", "s"};
   const std::vector<int64_t> reduction_extents = {tc[0], c_block, shape.r, shape.s};
@@ -268,34 +299,33 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   }
 
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zk1"), E::Var("zw"), E::Var("zk2")}}};
-  Node zero_nest = Node::MakeLoop(
-      {"zk1", k1_tile, LoopKind::kUnrolled},
-      {Node::MakeLoop({"zw", tow[2], LoopKind::kUnrolled},
-                      {Node::MakeLoop({"zk2", k_block}, {Node::MakeStmt(zero)})})});
+  Node zero_nest =
+      Node::MakeLoop({"zk1", k1_tile, LoopKind::kUnrolled},
+                     {Node::MakeLoop({"zw", tow[2], LoopKind::kUnrolled},
+                                     {Node::MakeLoop({"zk2", k_block}, {Node::MakeStmt(zero)})})});
 
   E k_out = (E::Var("k0", tk[1]) + (k1_in_tile ? E::Var("wk1") : E::Var("k1o"))) * k_block +
             E::Var("wk2");
-  Stmt store{StmtKind::kCopy,
-             {out, {E::Var("n"), k_out, oh,
-                    E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
-             {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}}};
+  Stmt store{
+      StmtKind::kCopy,
+      {out,
+       {E::Var("n"), k_out, oh, E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
+      {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}}};
   if (bias >= 0) store.bias = Access{bias, {k_out}};
   store.relu = shape.relu;
-  Node store_nest = Node::MakeLoop(
-      {"wk1", k1_tile, LoopKind::kUnrolled},
-      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
-                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
+  Node store_nest =
+      Node::MakeLoop({"wk1", k1_tile, LoopKind::kUnrolled},
+                     {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
+                                     {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
 
-  Node tile = Node::MakeLoop(
-      {"oh1", toh[1]},
-      {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, compute, store_nest})});
+  Node tile = Node::MakeLoop({"oh1", toh[1]},
+                             {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, compute, store_nest})});
   if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
   nest.body.push_back(Node::MakeLoop(
       {"n", shape.n},
-      {Node::MakeLoop(
-          {"k0", tk[0]},
-          {Node::MakeLoop({"oh0", toh[0]},
-                          {Node::MakeLoop({"ow0", tow[0]}, {std::move(tile)})})})}));
+      {Node::MakeLoop({"k0", tk[0]},
+                      {Node::MakeLoop({"oh0", toh[0]},
+                                      {Node::MakeLoop({"ow0", tow[0]}, {std::move(tile)})})})}));
 
   if (config.Int("vectorize") != 0) {
     for (const char* name : {"k2", "zk2", "wk2"}) SetLoopKind(nest, name, LoopKind::kVectorized);

@@ -51,8 +51,7 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
                        tk = config.List("tile_k");
   const int64_t m_tile = tm[1] * tm[2], n_tile = tn[1] * tn[2];
   if (m_tile * n_tile > kMaxAccumulator) {
-    throw Error(dims.name + ": accumulator tile of " + std::to_string(m_tile * n_tile) +
-                " floats");
+    throw Error(dims.name + ": accumulator tile of " + std::to_string(m_tile * n_tile) + " floats");
   }
   const bool pack = config.Int("pack_b") != 0;
   const bool vectorize = config.Int("vectorize") != 0;
@@ -82,8 +81,8 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   }
   int c = nest.AddTensor({"C", batch_shape({dims.m, dims.n}), batched ? "BMN" : "MN",
                           DType::kFloat32, TensorRole::kOutput});
-  int acc = nest.AddTensor(
-      {"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
+  int acc =
+      nest.AddTensor({"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
 
   if (pack) {
     int bp = nest.AddTensor({"Bp", batch_shape({dims.n / tn[2], dims.k, tn[2]}), "N/n2,K,n2",
@@ -93,8 +92,7 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
               {b, with_batch("pb", {E::Var("pj", tn[2]) + E::Var("pv"), E::Var("pk")})}};
     Node pack_nest = Node::MakeLoop(
         {"pj", dims.n / tn[2], LoopKind::kParallel},
-        {Node::MakeLoop({"pk", dims.k},
-                        {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})});
+        {Node::MakeLoop({"pk", dims.k}, {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})});
     if (batched) {
       pack_nest = Node::MakeLoop({"pb", dims.batch, LoopKind::kParallel}, {std::move(pack_nest)});
     }
@@ -106,8 +104,8 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   auto col = [&](const E& inner) { return E::Var("n0", n_tile) + inner; };
 
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zm"), E::Var("zn")}}};
-  Node zero_nest = Node::MakeLoop(
-      {"zm", m_tile}, {Node::MakeLoop({"zn", n_tile}, {Node::MakeStmt(zero)})});
+  Node zero_nest =
+      Node::MakeLoop({"zm", m_tile}, {Node::MakeLoop({"zn", n_tile}, {Node::MakeStmt(zero)})});
 
   Stmt mac{StmtKind::kMultiplyAdd};
   mac.dst = {acc, {E::Var("mi"), E::Var("n1", tn[2]) + E::Var("n2")}};
@@ -124,15 +122,16 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
                       {Node::MakeLoop({"n1", tn[1]},
                                       {Node::MakeLoop({"n2", tn[2]}, {Node::MakeStmt(mac)})})})});
 
-  Stmt store{StmtKind::kCopy, {c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
+  Stmt store{StmtKind::kCopy,
+             {c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
              {acc, {E::Var("wm"), E::Var("wn")}}};
   if (bias >= 0) store.bias = Access{bias, {col(E::Var("wn"))}};
   store.relu = dims.relu;
-  Node store_nest = Node::MakeLoop(
-      {"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
+  Node store_nest =
+      Node::MakeLoop({"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
 
-  Node tiles = Node::MakeLoop(
-      {"m0", tm[0]}, {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})});
+  Node tiles = Node::MakeLoop({"m0", tm[0]},
+                              {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})});
   if (batched) tiles = Node::MakeLoop({"b", dims.batch}, {std::move(tiles)});
   nest.body.push_back(std::move(tiles));
 

@@ -41,8 +41,8 @@ ConfigSpace MakeDepthwiseSpace(const DepthwiseConv2dShape& shape) {
   space.AddKnob(Knob::Split("tile_oh", shape.OutH(), 2));
   space.AddKnob(Knob::Split("tile_ow", shape.OutW(), 3));
   space.AddKnob(Knob::Permutation("order", 5));
-  space.AddKnob(Knob::Categorical("parallel", {std::string("c"), std::string("oh"),
-                                               std::string("c_oh"), std::string("none")}));
+  space.AddKnob(Knob::Categorical(
+      "parallel", {std::string("c"), std::string("oh"), std::string("c_oh"), std::string("none")}));
   space.AddKnob(Knob::Categorical("vector_axis", {std::string("ow"), std::string("c")}));
   space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{1}}));
   if (shape.pad > 0) {
@@ -69,18 +69,21 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
 
   LoopNest nest;
   nest.name = blocked ? "depthwise_conv2d_nchwc" : "depthwise_conv2d";
-  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
-                           TensorRole::kInput, 0});
-  int w = nest.AddTensor({"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32,
-                          TensorRole::kInput, 1});
+  int in = nest.AddTensor(
+      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor(
+      {"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32, TensorRole::kInput, 1});
   nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.c}, "C", DType::kFloat32, TensorRole::kInput, 2});
     nest.tensors[bias].constant = true;
   }
-  int out = nest.AddTensor({"O", {shape.n, shape.c, shape.OutH(), shape.OutW()}, "NCHW",
-                            DType::kFloat32, TensorRole::kOutput});
+  int out = nest.AddTensor({"O",
+                            {shape.n, shape.c, shape.OutH(), shape.OutW()},
+                            "NCHW",
+                            DType::kFloat32,
+                            TensorRole::kOutput});
 
   // The channel of (c0, c1, c2) and the input row / column of an output position and a tap.
   E channel = E::Var("c0", c_tile) + E::Var("c1", tc[2]) + E::Var("c2");
@@ -94,23 +97,32 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
   int acc = -1;
   if (blocked) {
     const int64_t blocks = shape.c / tc[2];
-    int wpk = nest.AddTensor({"Wp", {blocks, shape.r, shape.s, tc[2]}, "CRS" +
-                              std::to_string(tc[2]) + "c", DType::kFloat32,
+    int wpk = nest.AddTensor({"Wp",
+                              {blocks, shape.r, shape.s, tc[2]},
+                              "CRS" + std::to_string(tc[2]) + "c",
+                              DType::kFloat32,
                               TensorRole::kPrepared});
-    int ip = nest.AddTensor({"Ip", {shape.n, blocks, hp, wp, tc[2]},
-                             "NCHW" + std::to_string(tc[2]) + "c", DType::kFloat32,
+    int ip = nest.AddTensor({"Ip",
+                             {shape.n, blocks, hp, wp, tc[2]},
+                             "NCHW" + std::to_string(tc[2]) + "c",
+                             DType::kFloat32,
                              TensorRole::kTemp});
-    acc = nest.AddTensor({"acc", {tc[1], oh_tile, ow_tile, tc[2]}, "C1,OH,OW,C2",
-                          DType::kFloat32, TensorRole::kTemp, -1, "ow0"});
+    acc = nest.AddTensor({"acc",
+                          {tc[1], oh_tile, ow_tile, tc[2]},
+                          "C1,OH,OW,C2",
+                          DType::kFloat32,
+                          TensorRole::kTemp,
+                          -1,
+                          "ow0"});
     Stmt pack_w{StmtKind::kCopy,
                 {wpk, {E::Var("qb"), E::Var("qr"), E::Var("qs"), E::Var("qc")}},
                 {w, {E::Var("qb", tc[2]) + E::Var("qc"), E::Var("qr"), E::Var("qs")}}};
     nest.prepare.push_back(Node::MakeLoop(
         {"qb", blocks},
-        {Node::MakeLoop({"qr", shape.r},
-                        {Node::MakeLoop({"qs", shape.s},
-                                        {Node::MakeLoop({"qc", tc[2]},
-                                                        {Node::MakeStmt(pack_w)})})})}));
+        {Node::MakeLoop(
+            {"qr", shape.r},
+            {Node::MakeLoop({"qs", shape.s},
+                            {Node::MakeLoop({"qc", tc[2]}, {Node::MakeStmt(pack_w)})})})}));
     Stmt pack_in{StmtKind::kCopy,
                  {ip, {E::Var("pn"), E::Var("pb"), E::Var("ph"), E::Var("pw"), E::Var("pc")}},
                  {in,
@@ -123,26 +135,31 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
             {"pb", blocks, LoopKind::kParallel},
             {Node::MakeLoop(
                 {"ph", hp, LoopKind::kParallel},
-                {Node::MakeLoop({"pw", wp}, {Node::MakeLoop({"pc", tc[2]},
-                                                            {Node::MakeStmt(pack_in)})})})})}));
+                {Node::MakeLoop({"pw", wp},
+                                {Node::MakeLoop({"pc", tc[2]}, {Node::MakeStmt(pack_in)})})})})}));
     E block = E::Var("c0", tc[1]) + E::Var("c1");
-    mac.dst = {acc, {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"),
-                     E::Var("c2")}};
+    mac.dst = {acc,
+               {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"), E::Var("c2")}};
     mac.a = {ip, {E::Var("n"), block, ih, iw, E::Var("c2")}, guard};
     mac.b = {wpk, {block, E::Var("r"), E::Var("s"), E::Var("c2")}};
   } else {
-    acc = nest.AddTensor({"acc", {c_tile, oh_tile, ow_tile}, "C,OH,OW", DType::kFloat32,
-                          TensorRole::kTemp, -1, "ow0"});
+    acc = nest.AddTensor({"acc",
+                          {c_tile, oh_tile, ow_tile},
+                          "C,OH,OW",
+                          DType::kFloat32,
+                          TensorRole::kTemp,
+                          -1,
+                          "ow0"});
     Access load;
     if (copy_pad) {
-      int padded =
-          AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
+      int padded = AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
       load = {padded, {E::Var("n"), channel, ih, iw}};
     } else {
       load = {in, {E::Var("n"), channel, ih, iw}, guard};
     }
-    mac.dst = {acc, {E::Var("c1", tc[2]) + E::Var("c2"), E::Var("oh1"),
-                     E::Var("ow1", tow[2]) + E::Var("ow2")}};
+    mac.dst = {
+        acc,
+        {E::Var("c1", tc[2]) + E::Var("c2"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2")}};
     mac.a = load;
     mac.b = {w, {channel, E::Var("r"), E::Var("s")}};
   }
@@ -159,8 +176,8 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
     if (name == "r") return shape.r;
     return shape.s;
   };
-  Node compute = Node::MakeLoop(
-      {vector_loop, extent_of(vector_loop), LoopKind::kVectorized}, {Node::MakeStmt(mac)});
+  Node compute = Node::MakeLoop({vector_loop, extent_of(vector_loop), LoopKind::kVectorized},
+                                {Node::MakeStmt(mac)});
   compute = Node::MakeLoop({unrolled_loop, extent_of(unrolled_loop),
                             config.Int("unroll") != 0 ? LoopKind::kUnrolled : LoopKind::kSerial},
                            {std::move(compute)});
@@ -186,8 +203,9 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
                         : E::Var("c0", c_tile) + E::Var("wc");
   Stmt zero{StmtKind::kZero, {acc, z_index}};
   Stmt store{StmtKind::kCopy,
-             {out, {E::Var("n"), w_channel, E::Var("oh0", oh_tile) + E::Var("wh"),
-                    E::Var("ow0", ow_tile) + E::Var("ww")}},
+             {out,
+              {E::Var("n"), w_channel, E::Var("oh0", oh_tile) + E::Var("wh"),
+               E::Var("ow0", ow_tile) + E::Var("ww")}},
              {acc, w_index}};
   if (bias >= 0) store.bias = Access{bias, {w_channel}};
   store.relu = shape.relu;
@@ -203,8 +221,7 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
       {Node::MakeLoop(
           {"c0", tc[0]},
           {Node::MakeLoop({"oh0", toh[0]},
-                          {Node::MakeLoop({"ow0", tow[0]},
-                                          {zero_nest, compute, store_nest})})})}));
+                          {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, compute, store_nest})})})}));
 
   const std::string parallel = config.Text("parallel");
   if (parallel == "c" || parallel == "c_oh") SetLoopKind(nest, "c0", LoopKind::kParallel);

@@ -16,17 +16,17 @@ int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t 
   using E = AffineExpr;
   const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
   int padded = nest.AddTensor({"P", {n, c, hp, wp}, "NCHW", DType::kFloat32, TensorRole::kTemp});
-  Stmt copy{StmtKind::kCopy,
-            {padded, {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")}},
-            {input,
-             {E::Var("pn"), E::Var("pc"), E::Var("ph") + E::Const(-pad),
-              E::Var("pw") + E::Const(-pad)},
-             /*zero_outside=*/true}};
+  Stmt copy{
+      StmtKind::kCopy,
+      {padded, {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")}},
+      {input,
+       {E::Var("pn"), E::Var("pc"), E::Var("ph") + E::Const(-pad), E::Var("pw") + E::Const(-pad)},
+       /*zero_outside=*/true}};
   nest.body.push_back(Node::MakeLoop(
       {"pn", n},
-      {Node::MakeLoop({"pc", c, LoopKind::kParallel},
-                      {Node::MakeLoop({"ph", hp}, {Node::MakeLoop({"pw", wp},
-                                                                  {Node::MakeStmt(copy)})})})}));
+      {Node::MakeLoop(
+          {"pc", c, LoopKind::kParallel},
+          {Node::MakeLoop({"ph", hp}, {Node::MakeLoop({"pw", wp}, {Node::MakeStmt(copy)})})})}));
   return padded;
 }
 

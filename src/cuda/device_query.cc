@@ -1,5 +1,5 @@
-// The live device: its attributes through the driver API (cuda/driver/cuda_driver.h), and the limits the
-// builder's static checks use.
+// The live device: its attributes through the driver API (cuda/driver/cuda_driver.h), and the
+// limits the builder's static checks use.
 #include <algorithm>
 #include <type_traits>
 

@@ -40,9 +40,10 @@ GpuSpec GpuSpecOfDevice(const CudaDeviceInfo& info, const GpuTable& table,
       }
     }
     if (peer == nullptr) {
-      throw Error(fmt::format("'{}' is not in the GPU table {}, nor is any GPU of its compute "
-                              "capability {}: no hardware description",
-                              info.name, table.origin(), capability));
+      throw Error(
+          fmt::format("'{}' is not in the GPU table {}, nor is any GPU of its compute "
+                      "capability {}: no hardware description",
+                      info.name, table.origin(), capability));
     }
     spec = *peer;
     spec.aliases.clear();
@@ -63,21 +64,21 @@ GpuSpec GpuSpecOfDevice(const CudaDeviceInfo& info, const GpuTable& table,
       spec.base_clock_mhz = peer->base_clock_mhz * boost / peer->boost_clock_mhz;
       spec.boost_clock_mhz = boost;
       spec.sources["boost_clock_mhz"] = kDriverSource;
-      spec.sources["base_clock_mhz"] = "the driver's peak clock × the base/boost ratio of " +
-                                       from_peer;
+      spec.sources["base_clock_mhz"] =
+          "the driver's peak clock × the base/boost ratio of " + from_peer;
     }
     if (info.memory_clock_khz > 0 && info.memory_bus_bits > 0) {
       // Double data rate: two transfers per reported memory clock, bus width in bits.
-      spec.memory_bandwidth_gb_per_s = 2.0 * static_cast<double>(info.memory_clock_khz) * 1e3 *
-                                       info.memory_bus_bits / 8.0 / 1e9;
+      spec.memory_bandwidth_gb_per_s =
+          2.0 * static_cast<double>(info.memory_clock_khz) * 1e3 * info.memory_bus_bits / 8.0 / 1e9;
       spec.memory_bus_width_bits = info.memory_bus_bits;
-      spec.sources["memory_bandwidth_gb_per_s"] =
-          "2 × the driver's memory clock × its bus width";
+      spec.sources["memory_bandwidth_gb_per_s"] = "2 × the driver's memory clock × its bus width";
       spec.sources["memory_bus_width_bits"] = kDriverSource;
     }
-    said.push_back(fmt::format("'{}' is not in the GPU table: its description is the driver's "
-                               "figures, completed from {}",
-                               info.name, from_peer));
+    said.push_back(
+        fmt::format("'{}' is not in the GPU table: its description is the driver's "
+                    "figures, completed from {}",
+                    info.name, from_peer));
   }
 
   // What the driver reports wins over the table: a MIG slice or a board with fused-off SMs shows
@@ -104,9 +105,10 @@ GpuSpec GpuSpecOfDevice(const CudaDeviceInfo& info, const GpuTable& table,
     spec.sources["fp16_flops"] = "fp32_flops × the architecture's FP16/FP32 rate";
   }
   if (table_sms > 0 && spec.sm_count != table_sms) {
-    said.push_back(fmt::format("device {} has {} SMs, the GPU table's {} {} (a MIG slice or a "
-                               "partly disabled board?): the device's figures are used",
-                               info.ordinal, spec.sm_count, spec.name, table_sms));
+    said.push_back(
+        fmt::format("device {} has {} SMs, the GPU table's {} {} (a MIG slice or a "
+                    "partly disabled board?): the device's figures are used",
+                    info.ordinal, spec.sm_count, spec.name, table_sms));
   }
   if (notes) *notes = said;
   return spec;

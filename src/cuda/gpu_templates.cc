@@ -3,8 +3,8 @@
 #include <limits>
 #include <variant>
 
-#include "glimpse/error.h"
 #include "cuda/template_util.h"
+#include "glimpse/error.h"
 
 namespace glimpse {
 

@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "glimpse/error.h"
 #include "cuda/template_util.h"
+#include "glimpse/error.h"
 
 namespace glimpse::gpu {
 
@@ -118,26 +118,34 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d_direct_gpu";
-  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
-                           TensorRole::kInput, 0});
-  int w = nest.AddTensor({"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32,
-                          TensorRole::kInput, 1});
+  int in = nest.AddTensor(
+      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor(
+      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
   nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
     nest.tensors[bias].constant = true;
   }
-  int out = nest.AddTensor({"O", {shape.n, shape.k, shape.OutH(), shape.OutW()}, "NCHW",
-                            DType::kFloat32, TensorRole::kOutput});
-  int aa = nest.AddTensor({"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32,
-                           TensorRole::kTemp, -1, "bx"});
+  int out = nest.AddTensor({"O",
+                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
+                            "NCHW",
+                            DType::kFloat32,
+                            TensorRole::kOutput});
+  int aa = nest.AddTensor(
+      {"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
   nest.tensors[aa].scope = MemoryScope::kShared;
-  int ww = nest.AddTensor({"WW", {fb, rci, ryi, rxi}, "KCRS", DType::kFloat32, TensorRole::kTemp,
-                           -1, "bx"});
+  int ww = nest.AddTensor(
+      {"WW", {fb, rci, ryi, rxi}, "KCRS", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
   nest.tensors[ww].scope = MemoryScope::kShared;
-  int acc = nest.AddTensor({"acc", {tf[1] * tf[3], ty[1] * ty[3], tx[1] * tx[3]}, "KHW",
-                            DType::kFloat32, TensorRole::kTemp, -1, "tx"});
+  int acc = nest.AddTensor({"acc",
+                            {tf[1] * tf[3], ty[1] * ty[3], tx[1] * tx[3]},
+                            "KHW",
+                            DType::kFloat32,
+                            TensorRole::kTemp,
+                            -1,
+                            "tx"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
 
   // Positions inside the block's tile and in the output, for loops with prefix `p` ("" for the
@@ -152,9 +160,10 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
     return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
   };
   auto acc_at = [&](const std::string& p) {
-    return Access{acc, {Radix({p + "vf", p + "fi"}, {tf[1], tf[3]}),
-                        Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
-                        Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
+    return Access{
+        acc,
+        {Radix({p + "vf", p + "fi"}, {tf[1], tf[3]}), Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
+         Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
   };
   auto tile_loops = [&](const std::string& p) {
     return std::vector<LoopSpec>{{p + "vf", tf[1], LoopKind::kUnrolled},
@@ -169,15 +178,15 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
 
   // Cooperative copies of this reduction step's input window and weight tile.
   const E c_base = E::Var("rco", rci);
-  Stmt load_a{StmtKind::kCopy,
-              {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
-              {in,
-               {E::Var("n"), c_base + E::Var("a_c"),
-                E::Var("by", yb * stride) + E::Var("ryo", ryi * dil) + E::Var("a_h") +
-                    E::Const(-shape.pad),
-                E::Var("bx", xb * stride) + E::Var("rxo", rxi * dil) + E::Var("a_w") +
-                    E::Const(-shape.pad)},
-               /*zero_outside=*/shape.pad > 0}};
+  Stmt load_a{
+      StmtKind::kCopy,
+      {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
+      {in,
+       {E::Var("n"), c_base + E::Var("a_c"),
+        E::Var("by", yb * stride) + E::Var("ryo", ryi * dil) + E::Var("a_h") + E::Const(-shape.pad),
+        E::Var("bx", xb * stride) + E::Var("rxo", rxi * dil) + E::Var("a_w") +
+            E::Const(-shape.pad)},
+       /*zero_outside=*/shape.pad > 0}};
   Node copy_a = Chain({{"a_c", rci, LoopKind::kCooperative},
                        {"a_h", window_h, LoopKind::kCooperative},
                        {"a_w", window_w, LoopKind::kCooperative}},
@@ -194,8 +203,9 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
                       {Node::MakeStmt(load_w)});
 
   Stmt mac{StmtKind::kMultiplyAdd, acc_at("")};
-  mac.a = {aa, {E::Var("rci"), tile_y("") * stride + E::Var("ryi", dil),
-                tile_x("") * stride + E::Var("rxi", dil)}};
+  mac.a = {aa,
+           {E::Var("rci"), tile_y("") * stride + E::Var("ryi", dil),
+            tile_x("") * stride + E::Var("rxi", dil)}};
   mac.b = {ww, {tile_f(""), E::Var("rci"), E::Var("ryi"), E::Var("rxi")}};
   std::vector<LoopSpec> inner = {{"rci", rci}, {"ryi", ryi}, {"rxi", rxi}};
   for (const LoopSpec& loop : tile_loops("")) inner.push_back(loop);
@@ -204,10 +214,10 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
                          {std::move(copy_a), std::move(copy_w), std::move(compute)});
 
   const E f_out = E::Var("bf", fb) + tile_f("s_");
-  Stmt store{StmtKind::kCopy,
-             {out, {E::Var("n"), f_out, E::Var("by", yb) + tile_y("s_"),
-                    E::Var("bx", xb) + tile_x("s_")}},
-             acc_at("s_")};
+  Stmt store{
+      StmtKind::kCopy,
+      {out, {E::Var("n"), f_out, E::Var("by", yb) + tile_y("s_"), E::Var("bx", xb) + tile_x("s_")}},
+      acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {f_out}};
   store.relu = shape.relu;
   Node store_nest = Chain(tile_loops("s_"), {Node::MakeStmt(store)});

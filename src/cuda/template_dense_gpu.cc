@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/error.h"
 #include "cuda/template_util.h"
+#include "glimpse/error.h"
 
 namespace glimpse::gpu {
 
@@ -32,7 +32,7 @@ namespace {
 constexpr int64_t kMaxAccumulators = 128;
 
 struct MatmulDims {
-  std::string name;  // "dense", "batch_matmul"
+  std::string name;                        // "dense", "batch_matmul"
   int64_t batch = 0, m = 1, n = 1, k = 1;  // batch 0: no batch dimension (dense)
   bool bias = false, relu = false;
 };
@@ -49,9 +49,10 @@ ConfigSpace MakeMatmulGpuSpace(const MatmulDims& dims) {
   space.AddRestriction("tile_m_2 * tile_n_2 <= " + std::to_string(kMaxThreadsPerBlock));
   space.AddRestriction("tile_m_1 * tile_m_3 * tile_n_1 * tile_n_3 <= " +
                        std::to_string(kMaxAccumulators));
-  space.AddRestriction("cache == 0 or 4 * tile_k_1 * (tile_m_1 * tile_m_2 * tile_m_3 + "
-                       "tile_n_1 * tile_n_2 * tile_n_3) <= " +
-                       std::to_string(kMaxSharedBytesPerBlock));
+  space.AddRestriction(
+      "cache == 0 or 4 * tile_k_1 * (tile_m_1 * tile_m_2 * tile_m_3 + "
+      "tile_n_1 * tile_n_2 * tile_n_3) <= " +
+      std::to_string(kMaxSharedBytesPerBlock));
   space.AddRestriction("tile_m_0 <= " + std::to_string(kMaxGridY));
   // Vector loads are of the shared-memory copies only, and split their k loop.
   space.AddRestriction("vector_load == 1 or (cache == 1 and tile_k_1 % vector_load == 0)");
@@ -107,8 +108,8 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   }
   const int c = nest.AddTensor({"C", batch_shape({dims.m, dims.n}), batched ? "BMN" : "MN",
                                 DType::kFloat32, TensorRole::kOutput});
-  const int acc = nest.AddTensor(
-      {"acc", {acc_m, acc_n}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "tn"});
+  const int acc =
+      nest.AddTensor({"acc", {acc_m, acc_n}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "tn"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
 
   // Position of a thread's element in the block tile, and in the output.
@@ -133,13 +134,12 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   auto thread_tile = [&](const std::string& p, Stmt stmt) {
     return Node::MakeLoop(
         {p + "vm", tm[1], LoopKind::kUnrolled},
-        {Node::MakeLoop(
-            {p + "mi", tm[3], LoopKind::kUnrolled},
-            {Node::MakeLoop(
-                {p + "vn", tn[1], LoopKind::kUnrolled},
-                {Node::MakeLoop({p + "ni", tn[3],
-                                 vectorize ? LoopKind::kVectorized : LoopKind::kUnrolled},
-                                {Node::MakeStmt(std::move(stmt))})})})});
+        {Node::MakeLoop({p + "mi", tm[3], LoopKind::kUnrolled},
+                        {Node::MakeLoop({p + "vn", tn[1], LoopKind::kUnrolled},
+                                        {Node::MakeLoop({p + "ni", tn[3],
+                                                         vectorize ? LoopKind::kVectorized
+                                                                   : LoopKind::kUnrolled},
+                                                        {Node::MakeStmt(std::move(stmt))})})})});
   };
 
   std::vector<Node> thread_body;
@@ -151,26 +151,26 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   std::vector<Node> k0_body;
   Stmt mac{StmtKind::kMultiplyAdd, acc_at("vm", "mi", "vn", "ni")};
   if (cache) {
-    const int as = nest.AddTensor({"As", {tk[1], mt}, "KM", DType::kFloat32, TensorRole::kTemp,
-                                   -1, "bn"});
-    const int bs = nest.AddTensor({"Bs", {tk[1], nt}, "KN", DType::kFloat32, TensorRole::kTemp,
-                                   -1, "bn"});
+    const int as =
+        nest.AddTensor({"As", {tk[1], mt}, "KM", DType::kFloat32, TensorRole::kTemp, -1, "bn"});
+    const int bs =
+        nest.AddTensor({"Bs", {tk[1], nt}, "KN", DType::kFloat32, TensorRole::kTemp, -1, "bn"});
     nest.tensors[as].scope = MemoryScope::kShared;
     nest.tensors[bs].scope = MemoryScope::kShared;
     // One cooperative copy per operand: rows × k, k innermost (contiguous in global memory), the
     // last vector_load elements of a row one vector access.
-    auto copy = [&](const std::string& p, int tile, int source, const E& origin,
-                    int64_t rows) {
+    auto copy = [&](const std::string& p, int tile, int source, const E& origin, int64_t rows) {
       const E kk = E::Var(p + "k", vector_load) + E::Var(p + "v");
-      Stmt s{StmtKind::kCopy, {tile, {kk, E::Var(p + "r")}},
+      Stmt s{StmtKind::kCopy,
+             {tile, {kk, E::Var(p + "r")}},
              {source, with_batch({origin + E::Var(p + "r"), k_base + kk})}};
       return Node::MakeLoop(
           {p + "r", rows, LoopKind::kCooperative},
-          {Node::MakeLoop({p + "k", tk[1] / vector_load, LoopKind::kCooperative},
-                          {Node::MakeLoop({p + "v", vector_load,
-                                           vector_load > 1 ? LoopKind::kVectorized
-                                                           : LoopKind::kSerial},
-                                          {Node::MakeStmt(s)})})});
+          {Node::MakeLoop(
+              {p + "k", tk[1] / vector_load, LoopKind::kCooperative},
+              {Node::MakeLoop({p + "v", vector_load,
+                               vector_load > 1 ? LoopKind::kVectorized : LoopKind::kSerial},
+                              {Node::MakeStmt(s)})})});
     };
     k0_body.push_back(copy("a", as, a, E::Var("bm", mt), mt));
     k0_body.push_back(copy("b", bs, b, E::Var("bn", nt), nt));
@@ -183,7 +183,8 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   k0_body.push_back(Node::MakeLoop({"k1", tk[1]}, {thread_tile("", mac)}));
   thread_body.push_back(Node::MakeLoop({"k0", tk[0]}, std::move(k0_body)));
 
-  Stmt store{StmtKind::kCopy, {c, with_batch({row("wvm", "wmi"), col("wvn", "wni")})},
+  Stmt store{StmtKind::kCopy,
+             {c, with_batch({row("wvm", "wmi"), col("wvn", "wni")})},
              acc_at("wvm", "wmi", "wvn", "wni")};
   if (bias >= 0) store.bias = Access{bias, {col("wvn", "wni")}};
   store.relu = dims.relu;
@@ -191,20 +192,17 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
 
   Node top = Node::MakeLoop(
       {"bm", tm[0], LoopKind::kBlockY},
-      {Node::MakeLoop(
-          {"bn", tn[0], LoopKind::kBlockX},
-          {Node::MakeLoop({"tm", tm[2], LoopKind::kThreadY},
-                          {Node::MakeLoop({"tn", tn[2], LoopKind::kThreadX},
-                                          std::move(thread_body))})})});
+      {Node::MakeLoop({"bn", tn[0], LoopKind::kBlockX},
+                      {Node::MakeLoop({"tm", tm[2], LoopKind::kThreadY},
+                                      {Node::MakeLoop({"tn", tn[2], LoopKind::kThreadX},
+                                                      std::move(thread_body))})})});
   if (batched) top = Node::MakeLoop({"b", dims.batch, LoopKind::kBlockZ}, {std::move(top)});
   nest.body.push_back(std::move(top));
   ApplyAutoUnroll(nest, "k0", config.Int("auto_unroll_max_step"));
   return nest;
 }
 
-MatmulDims DenseDims(const DenseShape& s) {
-  return {"dense", 0, s.m, s.n, s.k, s.bias, s.relu};
-}
+MatmulDims DenseDims(const DenseShape& s) { return {"dense", 0, s.m, s.n, s.k, s.bias, s.relu}; }
 MatmulDims BatchMatmulDims(const BatchMatmulShape& s) {
   return {"batch_matmul", s.b, s.m, s.n, s.k, s.bias, s.relu};
 }

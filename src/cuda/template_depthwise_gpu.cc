@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "glimpse/error.h"
 #include "cuda/template_util.h"
+#include "glimpse/error.h"
 
 namespace glimpse::gpu {
 
@@ -65,8 +65,7 @@ ConfigSpace MakeDepthwiseGpuSpace(const DepthwiseConv2dShape& shape) {
                                std::to_string((shape.r - 1) * shape.dilation + 1) + ")";
   const std::string window_w = "((tile_x_1 * tile_x_2 * tile_x_3 - 1) * " + st + " + " +
                                std::to_string((shape.s - 1) * shape.dilation + 1) + ")";
-  space.AddRestriction("tile_c_2 * tile_y_2 * tile_x_2 <= " +
-                       std::to_string(kMaxThreadsPerBlock));
+  space.AddRestriction("tile_c_2 * tile_y_2 * tile_x_2 <= " + std::to_string(kMaxThreadsPerBlock));
   space.AddRestriction("tile_c_2 <= 64");  // blockDim.z
   space.AddRestriction("tile_c_1 * tile_c_3 * tile_y_1 * tile_y_3 * tile_x_1 * tile_x_3 <= " +
                        std::to_string(kMaxLocalFloats));
@@ -93,20 +92,28 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
 
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
-  int in = nest.AddTensor({"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32,
-                           TensorRole::kInput, 0});
-  int w = nest.AddTensor({"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32,
-                          TensorRole::kInput, 1});
+  int in = nest.AddTensor(
+      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor(
+      {"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32, TensorRole::kInput, 1});
   nest.tensors[w].constant = true;
   int bias = -1;
   if (shape.bias) {
     bias = nest.AddTensor({"bias", {shape.c}, "C", DType::kFloat32, TensorRole::kInput, 2});
     nest.tensors[bias].constant = true;
   }
-  int out = nest.AddTensor({"O", {shape.n, shape.c, shape.OutH(), shape.OutW()}, "NCHW",
-                            DType::kFloat32, TensorRole::kOutput});
-  int acc = nest.AddTensor({"acc", {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]}, "CHW",
-                            DType::kFloat32, TensorRole::kTemp, -1, "tx"});
+  int out = nest.AddTensor({"O",
+                            {shape.n, shape.c, shape.OutH(), shape.OutW()},
+                            "NCHW",
+                            DType::kFloat32,
+                            TensorRole::kOutput});
+  int acc = nest.AddTensor({"acc",
+                            {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]},
+                            "CHW",
+                            DType::kFloat32,
+                            TensorRole::kTemp,
+                            -1,
+                            "tx"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
 
   auto tile_c = [&](const std::string& p) {
@@ -119,9 +126,10 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
     return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
   };
   auto acc_at = [&](const std::string& p) {
-    return Access{acc, {Radix({p + "vc", p + "ci"}, {tc[1], tc[3]}),
-                        Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
-                        Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
+    return Access{
+        acc,
+        {Radix({p + "vc", p + "ci"}, {tc[1], tc[3]}), Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
+         Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
   };
   auto tile_loops = [&](const std::string& p) {
     return std::vector<LoopSpec>{{p + "vc", tc[1], LoopKind::kUnrolled},
@@ -136,8 +144,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   Access input;
   const E c_out = E::Var("bc", cb) + tile_c("");
   if (cache) {
-    int aa = nest.AddTensor({"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32,
-                             TensorRole::kTemp, -1, "bx"});
+    int aa = nest.AddTensor(
+        {"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
     nest.tensors[aa].scope = MemoryScope::kShared;
     Stmt load{StmtKind::kCopy,
               {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
@@ -150,8 +158,9 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
                                  {"a_h", window_h, LoopKind::kCooperative},
                                  {"a_w", window_w, LoopKind::kCooperative}},
                                 {Node::MakeStmt(load)}));
-    input = {aa, {tile_c(""), tile_y("") * stride + E::Var("r", dil),
-                  tile_x("") * stride + E::Var("s", dil)}};
+    input = {aa,
+             {tile_c(""), tile_y("") * stride + E::Var("r", dil),
+              tile_x("") * stride + E::Var("s", dil)}};
   } else {
     const E pad = E::Const(-shape.pad);
     input = {in,
@@ -162,18 +171,18 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
 
   thread_body.push_back(
       Chain(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
-  Stmt mac{StmtKind::kMultiplyAdd, acc_at(""), input,
-           {w, {c_out, E::Var("r"), E::Var("s")}}};
+  Stmt mac{StmtKind::kMultiplyAdd, acc_at(""), input, {w, {c_out, E::Var("r"), E::Var("s")}}};
   std::vector<LoopSpec> inner = {{"r", shape.r, LoopKind::kUnrolled},
                                  {"s", shape.s, LoopKind::kUnrolled}};
   for (const LoopSpec& loop : tile_loops("")) inner.push_back(loop);
   thread_body.push_back(Chain(inner, {Node::MakeStmt(mac)}));
 
   const E c_store = E::Var("bc", cb) + tile_c("s_");
-  Stmt store{StmtKind::kCopy,
-             {out, {E::Var("n"), c_store, E::Var("by", yb) + tile_y("s_"),
-                    E::Var("bx", xb) + tile_x("s_")}},
-             acc_at("s_")};
+  Stmt store{
+      StmtKind::kCopy,
+      {out,
+       {E::Var("n"), c_store, E::Var("by", yb) + tile_y("s_"), E::Var("bx", xb) + tile_x("s_")}},
+      acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {c_store}};
   store.relu = shape.relu;
   thread_body.push_back(Chain(tile_loops("s_"), {Node::MakeStmt(store)}));
@@ -196,8 +205,7 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   CudaLaunch launch;
   launch.grid = {tx[0], ty[0], shape.n * tc[0]};
   launch.block = {tx[2], ty[2], tc[2]};
-  CheckLaunchLimits("depthwise_conv2d gpu", launch,
-                    cache ? 4 * cb * window_h * window_w : 0);
+  CheckLaunchLimits("depthwise_conv2d gpu", launch, cache ? 4 * cb * window_h * window_w : 0);
   return nest;
 }
 

@@ -17,12 +17,11 @@
 
 namespace glimpse::gpu {
 
-
 // Limits every CUDA device since sm_30 has; the templates restrict their spaces to them (a device
 // with less is caught when the kernel is compiled or launched).
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxSharedBytesPerBlock = 48 * 1024;  // static __shared__ limit
-constexpr int64_t kMaxGridY = 65535;                     // gridDim.y and gridDim.z
+constexpr int64_t kMaxGridY = 65535;                    // gridDim.y and gridDim.z
 constexpr int64_t kMaxGridX = 2147483647;
 // Floats of per-thread register accumulators a template allows (more spills to local memory).
 constexpr int64_t kMaxLocalFloats = 256;

@@ -30,8 +30,8 @@
 #include <utility>
 #include <vector>
 
-#include "glimpse/error.h"
 #include "cuda/template_util.h"
+#include "glimpse/error.h"
 
 namespace glimpse::gpu {
 

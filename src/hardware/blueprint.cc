@@ -15,8 +15,8 @@
 #include <mutex>
 
 #include "glimpse/error.h"
-#include "glimpse/json_file.h"
 #include "glimpse/hardware.h"
+#include "glimpse/json_file.h"
 
 namespace glimpse {
 namespace {

@@ -26,8 +26,7 @@ namespace hwaware {
 
 // Logits of a pool of feature rows (each of `width` values; Error otherwise).
 std::vector<double> AcquisitionLogits(const AcquisitionNetwork::Network& network,
-                                      const std::vector<std::vector<double>>& features,
-                                      int width);
+                                      const std::vector<std::vector<double>>& features, int width);
 
 // The layers as the model file's "weights", and back: Error naming `where` when a layer is missing
 // or does not fit a network of `inputs` features and `hidden` width.
@@ -64,8 +63,8 @@ class AcquisitionLearner {
   AcquisitionLearner(AcquisitionNetwork& network, double learning_rate);
   ~AcquisitionLearner();
   // One REINFORCE step over an iteration's episodes: returns G_t, baseline b_t = mean G_t over
-  // the episodes of the same group that reached step t, loss = −Σ (G_t − b_t) · log π(chosen_t) − entropy_bonus ·
-  // Σ H(π_t), divided by the number of episodes. Returns the loss before the step.
+  // the episodes of the same group that reached step t, loss = −Σ (G_t − b_t) · log π(chosen_t) −
+  // entropy_bonus · Σ H(π_t), divided by the number of episodes. Returns the loss before the step.
   double Update(const std::vector<PolicyEpisode>& episodes, double entropy_bonus);
 
  private:

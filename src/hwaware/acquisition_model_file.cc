@@ -90,8 +90,11 @@ Json AcquisitionNetwork::ToJson() const {
       {"made_by", made_by_},
       {"blueprint", blueprint},
       {"features", {{"version", kAcquisitionFeatureVersion}, {"base", kAcquisitionBaseFeatures}}},
-      {"network", {{"hidden", hidden_}, {"policy", "ucb residual"},
-                   {"ucb_kappa", kAcquisitionUcbKappa}, {"ucb_weight", network_->ucb_weight}}},
+      {"network",
+       {{"hidden", hidden_},
+        {"policy", "ucb residual"},
+        {"ucb_kappa", kAcquisitionUcbKappa},
+        {"ucb_weight", network_->ucb_weight}}},
       {"training", training},
       {"weights", hwaware::AcquisitionWeightsToJson(*network_)}};
 }

@@ -12,8 +12,7 @@ namespace glimpse {
 namespace hwaware {
 
 std::vector<double> AcquisitionLogits(const AcquisitionNetwork::Network& network,
-                                      const std::vector<std::vector<double>>& features,
-                                      int width) {
+                                      const std::vector<std::vector<double>>& features, int width) {
   if (features.empty()) return {};
   const size_t n = features.size();
   std::vector<float> ucb(n);

@@ -39,19 +39,20 @@ DenseLayer DenseLayer::FromJson(const Json& json, const std::string& where, int 
   layer.inputs = Field<int>(json, "inputs", where);
   layer.outputs = Field<int>(json, "outputs", where);
   if (layer.inputs != inputs || layer.outputs != outputs) {
-    throw Error(fmt::format("{}: the weights do not fit the network: a layer of {} → {}, the "
-                            "network needs {} → {}",
-                            where,
-                            layer.inputs, layer.outputs, inputs, outputs));
+    throw Error(
+        fmt::format("{}: the weights do not fit the network: a layer of {} → {}, the "
+                    "network needs {} → {}",
+                    where, layer.inputs, layer.outputs, inputs, outputs));
   }
   layer.weight = Field<std::vector<float>>(json, "weight", where);
   layer.bias = Field<std::vector<float>>(json, "bias", where);
   if (layer.weight.size() != static_cast<size_t>(inputs) * outputs ||
       layer.bias.size() != static_cast<size_t>(outputs)) {
-    throw Error(fmt::format("{}: the weights do not fit the network: {} weights and {} biases, a "
-                            "layer of {} → {} has {} and {}",
-                            where, layer.weight.size(), layer.bias.size(), inputs, outputs,
-                            static_cast<size_t>(inputs) * outputs, outputs));
+    throw Error(
+        fmt::format("{}: the weights do not fit the network: {} weights and {} biases, a "
+                    "layer of {} → {} has {} and {}",
+                    where, layer.weight.size(), layer.bias.size(), inputs, outputs,
+                    static_cast<size_t>(inputs) * outputs, outputs));
   }
   return layer;
 }

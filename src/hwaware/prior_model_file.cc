@@ -6,8 +6,8 @@
 
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
-#include "hwaware/prior_internal.h"
 #include "hwaware/model_file_fields.h"
+#include "hwaware/prior_internal.h"
 
 namespace glimpse {
 namespace {
@@ -73,23 +73,22 @@ Json PriorGenerator::ToJson() const {
     training.push_back(
         {{"name", s.name}, {"gpu", s.gpu}, {"path", s.path}, {"top_count", s.top_count}});
   }
-  return {
-      {"format", kPriorGeneratorFormat},
-      {"version", kPriorGeneratorVersion},
-      {"made_by", made_by_},
-      {"blueprint",
-       {{"version", blueprint_version_},
-        {"components", blueprint_components_},
-        {"training_gpus", blueprint_training_gpus_}}},
-      {"features",
-       {{"version", kPriorFeatureVersion},
-        {"knob", kPriorKnobFeatures},
-        {"value", kPriorValueFeatures}}},
-      {"network", {{"hidden", network_->hidden}, {"embedding", network_->embedding}}},
-      {"options", options_.ToJson()},
-      {"final_loss", final_loss_},
-      {"training", training},
-      {"weights", hwaware::PriorWeightsToJson(*network_)}};
+  return {{"format", kPriorGeneratorFormat},
+          {"version", kPriorGeneratorVersion},
+          {"made_by", made_by_},
+          {"blueprint",
+           {{"version", blueprint_version_},
+            {"components", blueprint_components_},
+            {"training_gpus", blueprint_training_gpus_}}},
+          {"features",
+           {{"version", kPriorFeatureVersion},
+            {"knob", kPriorKnobFeatures},
+            {"value", kPriorValueFeatures}}},
+          {"network", {{"hidden", network_->hidden}, {"embedding", network_->embedding}}},
+          {"options", options_.ToJson()},
+          {"final_loss", final_loss_},
+          {"training", training},
+          {"weights", hwaware::PriorWeightsToJson(*network_)}};
 }
 
 PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& origin) {

@@ -67,17 +67,28 @@ AffineExpr AffineExpr::Substitute(const std::string& loop, const AffineExpr& rep
 
 const char* LoopKindName(LoopKind kind) {
   switch (kind) {
-    case LoopKind::kSerial: return "serial";
-    case LoopKind::kParallel: return "parallel";
-    case LoopKind::kVectorized: return "vectorized";
-    case LoopKind::kUnrolled: return "unrolled";
-    case LoopKind::kBlockX: return "blockIdx.x";
-    case LoopKind::kBlockY: return "blockIdx.y";
-    case LoopKind::kBlockZ: return "blockIdx.z";
-    case LoopKind::kThreadX: return "threadIdx.x";
-    case LoopKind::kThreadY: return "threadIdx.y";
-    case LoopKind::kThreadZ: return "threadIdx.z";
-    case LoopKind::kCooperative: return "cooperative";
+    case LoopKind::kSerial:
+      return "serial";
+    case LoopKind::kParallel:
+      return "parallel";
+    case LoopKind::kVectorized:
+      return "vectorized";
+    case LoopKind::kUnrolled:
+      return "unrolled";
+    case LoopKind::kBlockX:
+      return "blockIdx.x";
+    case LoopKind::kBlockY:
+      return "blockIdx.y";
+    case LoopKind::kBlockZ:
+      return "blockIdx.z";
+    case LoopKind::kThreadX:
+      return "threadIdx.x";
+    case LoopKind::kThreadY:
+      return "threadIdx.y";
+    case LoopKind::kThreadZ:
+      return "threadIdx.z";
+    case LoopKind::kCooperative:
+      return "cooperative";
   }
   return "serial";
 }
@@ -92,18 +103,28 @@ bool IsThreadBinding(LoopKind kind) {
 
 int BindingAxis(LoopKind kind) {
   switch (kind) {
-    case LoopKind::kBlockX: case LoopKind::kThreadX: return 0;
-    case LoopKind::kBlockY: case LoopKind::kThreadY: return 1;
-    case LoopKind::kBlockZ: case LoopKind::kThreadZ: return 2;
-    default: return -1;
+    case LoopKind::kBlockX:
+    case LoopKind::kThreadX:
+      return 0;
+    case LoopKind::kBlockY:
+    case LoopKind::kThreadY:
+      return 1;
+    case LoopKind::kBlockZ:
+    case LoopKind::kThreadZ:
+      return 2;
+    default:
+      return -1;
   }
 }
 
 const char* MemoryScopeName(MemoryScope scope) {
   switch (scope) {
-    case MemoryScope::kGlobal: return "global";
-    case MemoryScope::kShared: return "shared";
-    case MemoryScope::kLocal: return "local";
+    case MemoryScope::kGlobal:
+      return "global";
+    case MemoryScope::kShared:
+      return "shared";
+    case MemoryScope::kLocal:
+      return "local";
   }
   return "global";
 }
@@ -200,8 +221,8 @@ std::string JoinNames(const std::vector<std::string>& names) {
 Loop& LoopNest::FindLoop(const std::string& loop_name) {
   Node* node = FindNodeInNest(*this, loop_name);
   if (node == nullptr) {
-    throw Error("loop nest '" + name + "' has no loop '" + loop_name + "'; loops: " +
-                JoinNames(LoopNames()));
+    throw Error("loop nest '" + name + "' has no loop '" + loop_name +
+                "'; loops: " + JoinNames(LoopNames()));
   }
   return node->loop;
 }
@@ -228,8 +249,9 @@ int64_t LoopNest::PreparedOffset(int tensor) const {
     if (i == tensor) return offset;
     offset += (tensors[i].NumElements() + 15) / 16 * 16;
   }
-  if (tensor >= 0) throw Error("loop nest '" + name + "': tensor " + std::to_string(tensor) +
-                               " is not a prepared tensor");
+  if (tensor >= 0)
+    throw Error("loop nest '" + name + "': tensor " + std::to_string(tensor) +
+                " is not a prepared tensor");
   return offset;
 }
 
@@ -312,8 +334,8 @@ void LoopNest::Validate() const {
     }
   };
   for (const TensorDecl& t : tensors) {
-    if (t.role == TensorRole::kLiteral && static_cast<int64_t>(t.values.size()) !=
-                                              t.NumElements()) {
+    if (t.role == TensorRole::kLiteral &&
+        static_cast<int64_t>(t.values.size()) != t.NumElements()) {
       throw Error("loop nest '" + name + "': literal table " + t.name + " has " +
                   std::to_string(t.values.size()) + " values, its shape needs " +
                   std::to_string(t.NumElements()));
@@ -456,7 +478,9 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
     const Stmt& s = node.stmt;
     out << AccessToString(nest, s.dst);
     switch (s.kind) {
-      case StmtKind::kZero: out << " = 0"; break;
+      case StmtKind::kZero:
+        out << " = 0";
+        break;
       case StmtKind::kMultiplyAdd:
         out << " += " << AccessToString(nest, s.a) << " * " << AccessToString(nest, s.b);
         break;

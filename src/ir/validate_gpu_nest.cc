@@ -83,9 +83,7 @@ class GpuNestValidator {
   const std::set<std::string>& thread_scopes() const { return thread_scopes_; }
 
  private:
-  static bool IsPerfect(const Node& node) {
-    return node.body.size() == 1 && node.body[0].is_loop;
-  }
+  static bool IsPerfect(const Node& node) { return node.body.size() == 1 && node.body[0].is_loop; }
   static std::string LoopName(const Node& node) {
     return node.is_loop ? node.loop.name : std::string("(statement)");
   }
@@ -136,8 +134,8 @@ class GpuNestValidator {
     for (const Node& node : nodes) {
       if (node.is_loop) {
         const LoopKind kind = node.loop.kind;
-        if (kind == LoopKind::kCooperative || kind == LoopKind::kParallel ||
-            IsBlockBinding(kind) || IsThreadBinding(kind)) {
+        if (kind == LoopKind::kCooperative || kind == LoopKind::kParallel || IsBlockBinding(kind) ||
+            IsThreadBinding(kind)) {
           Fail("the cooperative chain of '" + chain + "' contains loop '" + node.loop.name +
                "' of kind " + LoopKindName(kind) +
                "; a chain is perfectly nested cooperative loops, then serial, unrolled or "
@@ -200,21 +198,25 @@ void ValidateGpuNest(const LoopNest& nest) {
                   "; shared and local placement is for temporaries only");
     }
     if (t.role != TensorRole::kTemp) continue;
-    const bool block_scope = in(body.block_scopes(), t.scope_loop) ||
-                             in(prepare.block_scopes(), t.scope_loop);
-    const bool thread_scope = in(body.thread_scopes(), t.scope_loop) ||
-                              in(prepare.thread_scopes(), t.scope_loop);
+    const bool block_scope =
+        in(body.block_scopes(), t.scope_loop) || in(prepare.block_scopes(), t.scope_loop);
+    const bool thread_scope =
+        in(body.thread_scopes(), t.scope_loop) || in(prepare.thread_scopes(), t.scope_loop);
     switch (t.scope) {
       case MemoryScope::kShared:
         if (!block_scope) {
-          throw Error(where + " is shared, so its scope_loop must be the innermost block-bound "
-                      "loop, not '" + t.scope_loop + "'");
+          throw Error(where +
+                      " is shared, so its scope_loop must be the innermost block-bound "
+                      "loop, not '" +
+                      t.scope_loop + "'");
         }
         break;
       case MemoryScope::kLocal:
         if (!thread_scope) {
-          throw Error(where + " is local, so its scope_loop must be a thread-bound loop or a loop "
-                      "inside one, not '" + t.scope_loop + "'");
+          throw Error(where +
+                      " is local, so its scope_loop must be a thread-bound loop or a loop "
+                      "inside one, not '" +
+                      t.scope_loop + "'");
         }
         break;
       case MemoryScope::kGlobal:

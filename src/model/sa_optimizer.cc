@@ -6,13 +6,13 @@
 // exp(min((new − old) / (t + 1e−5), 1)), and new scores that beat the heap's minimum replace it ·
 // stop after n_iter iterations or early_stop iterations without a heap change. Scores pass through
 // the optional score bias (Score) before any use.
-#include "glimpse/model_search.h"
-
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
 #include <optional>
+
+#include "glimpse/model_search.h"
 
 namespace glimpse::model {
 

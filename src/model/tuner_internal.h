@@ -7,9 +7,9 @@
 
 #include "glimpse/cost_model.h"
 #include "glimpse/json.h"
+#include "glimpse/model_search.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/random.h"
-#include "glimpse/model_search.h"
 
 namespace glimpse::model {
 

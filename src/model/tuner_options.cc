@@ -4,8 +4,8 @@
 
 #include "glimpse/error.h"
 #include "glimpse/model_tuner.h"
-#include "model/tuner_internal.h"
 #include "glimpse/strategy_options.h"
+#include "model/tuner_internal.h"
 
 namespace glimpse {
 

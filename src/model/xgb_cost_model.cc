@@ -102,8 +102,7 @@ void XgbCostModel::SetParams(model::XgbBooster& booster) const {
   booster.SetParam("eta", "0.3");
   booster.SetParam("lambda", "1.0");
   booster.SetParam("alpha", "0");
-  booster.SetParam("objective",
-                   options_.loss_type == "reg" ? "reg:squarederror" : "rank:pairwise");
+  booster.SetParam("objective", options_.loss_type == "reg" ? "reg:squarederror" : "rank:pairwise");
   booster.SetParam("nthread", std::to_string(Threads()));
   booster.SetParam("seed", std::to_string(options_.seed));
   booster.SetParam("verbosity", "0");
@@ -158,8 +157,8 @@ void XgbCostModel::Fit(const std::vector<Config>& configs, const std::vector<dou
     booster->UpdateOneIter(round, train);
     const double score = metric.Score(booster->PredictMargin(train));
     if (options_.log_interval > 0 && round % options_.log_interval == 0) {
-      std::clog << "XGB iter: " << round << "\ttr-a-recall@" << options_.recall_k << ": "
-                << score << "\n";
+      std::clog << "XGB iter: " << round << "\ttr-a-recall@" << options_.recall_k << ": " << score
+                << "\n";
     }
     if (score > best_score) {
       best_score = score;
@@ -207,8 +206,10 @@ void XgbCostModel::Load(const std::string& path) {
   if (file.is_discarded() || !file.is_object() || file.value("format", "") != kFileFormat ||
       !file.contains("feature_version") || !file["feature_version"].is_string() ||
       !file.contains("booster")) {
-    throw Error("cost model file '" + path + "': not a glimpse cost model (expected a JSON "
-                "object with format \"" + kFileFormat + "\", feature_version and booster)");
+    throw Error("cost model file '" + path +
+                "': not a glimpse cost model (expected a JSON "
+                "object with format \"" +
+                kFileFormat + "\", feature_version and booster)");
   }
   const std::string version = file["feature_version"].get<std::string>();
   if (version != FeatureVersion()) {

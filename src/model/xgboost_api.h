@@ -2,11 +2,11 @@
 // becomes a glimpse::Error carrying XGBGetLastError().
 #pragma once
 
+#include <xgboost/c_api.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <xgboost/c_api.h>
 
 namespace glimpse::model {
 

@@ -3,8 +3,8 @@
 #include <set>
 #include <sstream>
 
-#include "glimpse/ops.h"
 #include "glimpse/error.h"
+#include "glimpse/ops.h"
 
 namespace glimpse {
 
@@ -26,7 +26,8 @@ const FieldSpec& SpecOf(const std::string& op) {
   if (op == "conv2d") return kConv;
   if (op == "depthwise_conv2d") return kDepthwise;
   if (op == "batch_matmul") return kBatchMatmul;
-  throw Error("unknown operator '" + op + "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
+  throw Error("unknown operator '" + op +
+              "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
 }
 
 std::string Accepted(const FieldSpec& spec) {
@@ -50,8 +51,8 @@ std::map<std::string, int64_t> CheckFields(const std::string& op,
   }
   for (const std::string& name : spec.required) {
     if (!fields.count(name)) {
-      throw Error(op + ": missing field '" + name + "'; required: " +
-                  Accepted({spec.required, {}}));
+      throw Error(op + ": missing field '" + name +
+                  "'; required: " + Accepted({spec.required, {}}));
     }
   }
   std::map<std::string, int64_t> out = fields;
@@ -85,8 +86,9 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
   }
   auto check_window = [&op](int64_t out_h, int64_t out_w) {
     if (out_h < 1 || out_w < 1) {
-      throw Error(op + ": fields 'R'/'S' with 'dilation' exceed the padded input (H+2·pad, "
-                       "W+2·pad); accepted: a kernel window that fits");
+      throw Error(op +
+                  ": fields 'R'/'S' with 'dilation' exceed the padded input (H+2·pad, "
+                  "W+2·pad); accepted: a kernel window that fits");
     }
   };
   if (op == "depthwise_conv2d") {
@@ -98,8 +100,7 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
     return d;
   }
   Conv2dShape c;
-  c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"],
-  c.s = f["S"];
+  c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"], c.s = f["S"];
   c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
   c.bias = f["bias"] != 0, c.relu = f["relu"] != 0;
   check_window(c.OutH(), c.OutW());
@@ -130,8 +131,8 @@ Operator ParseOperator(const std::string& text) {
     size_t eq = item.find('=');
     std::string name = item.substr(0, eq);
     if (eq == std::string::npos || name.empty()) {
-      throw Error(op + ": '" + item + "' is not field=value; accepted fields: " +
-                  Accepted(SpecOf(op)));
+      throw Error(op + ": '" + item +
+                  "' is not field=value; accepted fields: " + Accepted(SpecOf(op)));
     }
     std::string value = item.substr(eq + 1);
     size_t used = 0;
@@ -161,34 +162,60 @@ std::string OperatorName(const Operator& op) {
 
 Json OperatorToJson(const Operator& op) {
   auto flag = [](bool b) { return b ? 1 : 0; };
-  return std::visit(
-      Overloaded{
-          [&](const DenseShape& d) -> Json {
-            return {{"op", "dense"}, {"M", d.m}, {"N", d.n}, {"K", d.k},
-                    {"bias", flag(d.bias)}, {"relu", flag(d.relu)}};
-          },
-          [&](const Conv2dShape& c) -> Json {
-            return {{"op", "conv2d"}, {"N", c.n}, {"C", c.c}, {"H", c.h}, {"W", c.w},
-                    {"K", c.k}, {"R", c.r}, {"S", c.s}, {"stride", c.stride}, {"pad", c.pad},
-                    {"dilation", c.dilation}, {"bias", flag(c.bias)}, {"relu", flag(c.relu)}};
-          },
-          [&](const DepthwiseConv2dShape& d) -> Json {
-            return {{"op", "depthwise_conv2d"}, {"N", d.n}, {"C", d.c}, {"H", d.h},
-                    {"W", d.w}, {"R", d.r}, {"S", d.s}, {"stride", d.stride},
-                    {"pad", d.pad}, {"dilation", d.dilation}, {"bias", flag(d.bias)},
-                    {"relu", flag(d.relu)}};
-          },
-          [&](const BatchMatmulShape& b) -> Json {
-            return {{"op", "batch_matmul"}, {"B", b.b}, {"M", b.m}, {"N", b.n}, {"K", b.k},
-                    {"bias", flag(b.bias)}, {"relu", flag(b.relu)}};
-          }},
-      op);
+  return std::visit(Overloaded{[&](const DenseShape& d) -> Json {
+                                 return {{"op", "dense"},
+                                         {"M", d.m},
+                                         {"N", d.n},
+                                         {"K", d.k},
+                                         {"bias", flag(d.bias)},
+                                         {"relu", flag(d.relu)}};
+                               },
+                               [&](const Conv2dShape& c) -> Json {
+                                 return {{"op", "conv2d"},
+                                         {"N", c.n},
+                                         {"C", c.c},
+                                         {"H", c.h},
+                                         {"W", c.w},
+                                         {"K", c.k},
+                                         {"R", c.r},
+                                         {"S", c.s},
+                                         {"stride", c.stride},
+                                         {"pad", c.pad},
+                                         {"dilation", c.dilation},
+                                         {"bias", flag(c.bias)},
+                                         {"relu", flag(c.relu)}};
+                               },
+                               [&](const DepthwiseConv2dShape& d) -> Json {
+                                 return {{"op", "depthwise_conv2d"},
+                                         {"N", d.n},
+                                         {"C", d.c},
+                                         {"H", d.h},
+                                         {"W", d.w},
+                                         {"R", d.r},
+                                         {"S", d.s},
+                                         {"stride", d.stride},
+                                         {"pad", d.pad},
+                                         {"dilation", d.dilation},
+                                         {"bias", flag(d.bias)},
+                                         {"relu", flag(d.relu)}};
+                               },
+                               [&](const BatchMatmulShape& b) -> Json {
+                                 return {{"op", "batch_matmul"},
+                                         {"B", b.b},
+                                         {"M", b.m},
+                                         {"N", b.n},
+                                         {"K", b.k},
+                                         {"bias", flag(b.bias)},
+                                         {"relu", flag(b.relu)}};
+                               }},
+                    op);
 }
 
 Operator OperatorFromJson(const Json& json) {
   if (!json.is_object() || !json.contains("op") || !json["op"].is_string()) {
-    throw Error("operator description needs a string field 'op'; known: batch_matmul, conv2d, "
-                "depthwise_conv2d, dense");
+    throw Error(
+        "operator description needs a string field 'op'; known: batch_matmul, conv2d, "
+        "depthwise_conv2d, dense");
   }
   std::string op = json["op"].get<std::string>();
   std::map<std::string, int64_t> fields;
@@ -226,41 +253,44 @@ int64_t OperatorReductionLength(const Operator& op) {
 }
 
 std::vector<int64_t> OperatorOutputShape(const Operator& op) {
-  return std::visit(
-      Overloaded{
-          [](const DenseShape& d) { return std::vector<int64_t>{d.m, d.n}; },
-          [](const Conv2dShape& c) { return std::vector<int64_t>{c.n, c.k, c.OutH(), c.OutW()}; },
-          [](const DepthwiseConv2dShape& d) {
-            return std::vector<int64_t>{d.n, d.c, d.OutH(), d.OutW()};
-          },
-          [](const BatchMatmulShape& b) { return std::vector<int64_t>{b.b, b.m, b.n}; }},
-      op);
+  return std::visit(Overloaded{[](const DenseShape& d) {
+                                 return std::vector<int64_t>{d.m, d.n};
+                               },
+                               [](const Conv2dShape& c) {
+                                 return std::vector<int64_t>{c.n, c.k, c.OutH(), c.OutW()};
+                               },
+                               [](const DepthwiseConv2dShape& d) {
+                                 return std::vector<int64_t>{d.n, d.c, d.OutH(), d.OutW()};
+                               },
+                               [](const BatchMatmulShape& b) {
+                                 return std::vector<int64_t>{b.b, b.m, b.n};
+                               }},
+                    op);
 }
 
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op) {
   using Shapes = std::vector<std::vector<int64_t>>;
-  return std::visit(
-      Overloaded{[](const DenseShape& d) {
-                   Shapes s{{d.m, d.k}, {d.n, d.k}};
-                   if (d.bias) s.push_back({d.n});
-                   return s;
-                 },
-                 [](const Conv2dShape& c) {
-                   Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
-                   if (c.bias) s.push_back({c.k});
-                   return s;
-                 },
-                 [](const DepthwiseConv2dShape& d) {
-                   Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
-                   if (d.bias) s.push_back({d.c});
-                   return s;
-                 },
-                 [](const BatchMatmulShape& b) {
-                   Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
-                   if (b.bias) s.push_back({b.n});
-                   return s;
-                 }},
-      op);
+  return std::visit(Overloaded{[](const DenseShape& d) {
+                                 Shapes s{{d.m, d.k}, {d.n, d.k}};
+                                 if (d.bias) s.push_back({d.n});
+                                 return s;
+                               },
+                               [](const Conv2dShape& c) {
+                                 Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
+                                 if (c.bias) s.push_back({c.k});
+                                 return s;
+                               },
+                               [](const DepthwiseConv2dShape& d) {
+                                 Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
+                                 if (d.bias) s.push_back({d.c});
+                                 return s;
+                               },
+                               [](const BatchMatmulShape& b) {
+                                 Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
+                                 if (b.bias) s.push_back({b.n});
+                                 return s;
+                               }},
+                    op);
 }
 
 double OperatorFlops(const Operator& op) {

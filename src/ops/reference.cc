@@ -16,7 +16,8 @@ void Epilogue(ReferenceResult& result, size_t index, double bias, bool relu) {
 
 }  // namespace
 
-ReferenceResult ComputeReference(const Operator& op, const std::vector<std::vector<float>>& inputs) {
+ReferenceResult ComputeReference(const Operator& op,
+                                 const std::vector<std::vector<float>>& inputs) {
   ReferenceResult result;
   int64_t count = 1;
   for (int64_t d : OperatorOutputShape(op)) count *= d;

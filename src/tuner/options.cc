@@ -1,11 +1,10 @@
-#include "glimpse/strategy_options.h"
-
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <system_error>
 
 #include "glimpse/error.h"
+#include "glimpse/strategy_options.h"
 
 namespace glimpse::tuner {
 

@@ -17,11 +17,11 @@ TEST_F(CliTest, BenchRunThenSummarizeMergesStudies) {
   std::string config = std::string(GLIMPSE_SOURCE_DIR) + "/bench/configs/quick.json";
   std::string random_out = dir_ + "/random.json", grid_out = dir_ + "/grid.json";
   const std::vector<std::pair<std::string, std::string>> studies = {{"random", random_out},
-                                                                      {"grid", grid_out}};
+                                                                    {"grid", grid_out}};
   for (const auto& [strategy, out] : studies) {
-    CommandResult result = RunGlimpse({"bench", "run", "--config", config, "-o", out, "--seeds",
-                                       "2", "--budget", "30", "--only-strategy", strategy,
-                                       "--jobs", "1"});
+    CommandResult result =
+        RunGlimpse({"bench", "run", "--config", config, "-o", out, "--seeds", "2", "--budget", "30",
+                    "--only-strategy", strategy, "--jobs", "1"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_NE(result.out.find(strategy), std::string::npos) << result.out;
     Json results = ReadJson(out);
@@ -32,8 +32,7 @@ TEST_F(CliTest, BenchRunThenSummarizeMergesStudies) {
     }
   }
   std::string merged = dir_ + "/merged.json";
-  CommandResult summary =
-      RunGlimpse({"bench", "summarize", random_out, grid_out, "-o", merged});
+  CommandResult summary = RunGlimpse({"bench", "summarize", random_out, grid_out, "-o", merged});
   ASSERT_EQ(summary.exit_code, 0) << summary.err;
   EXPECT_NE(summary.out.find("random"), std::string::npos);
   EXPECT_NE(summary.out.find("grid"), std::string::npos);

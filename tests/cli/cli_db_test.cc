@@ -8,9 +8,12 @@ namespace glimpse::testing {
 namespace {
 
 TEST_F(CliTest, SpaceShowCountsTheBundledSpace) {
-  std::vector<std::string> args = {"space", "show",
-                                   RepoDataPath("recorded/convolution_milo/A100.json.gz"), "--t1",
-                                   RepoDataPath("recorded/t1/convolution_milo.json"), "--json"};
+  std::vector<std::string> args = {"space",
+                                   "show",
+                                   RepoDataPath("recorded/convolution_milo/A100.json.gz"),
+                                   "--t1",
+                                   RepoDataPath("recorded/t1/convolution_milo.json"),
+                                   "--json"};
   CommandResult result = RunGlimpse(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   Json shown = Json::parse(result.out);
@@ -79,9 +82,9 @@ TEST_F(CliTest, KernelTunerCacheExportIsReadableAsARecordedSpace) {
 }
 
 TEST_F(CliTest, ImportingARecordedFileTwiceAddsNothingTheSecondTime) {
-  std::vector<std::string> args = {"db", "import",
-                                   RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"), "--format",
-                                   "recorded", "--db", Db()};
+  std::vector<std::string> args = {
+      "db",   "import", RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"), "--format", "recorded",
+      "--db", Db()};
   CommandResult first = RunGlimpse(args);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("imported 4092 records"), std::string::npos) << first.out;

@@ -158,11 +158,17 @@ TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
 }
 
 TEST_F(CliErrorTest, HelpWorksForEveryCommand) {
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"--help"}, {"tune", "--help"}, {"db", "--help"},
-        {"db", "list", "--help"}, {"db", "best", "--help"}, {"db", "export", "--help"},
-        {"db", "import", "--help"}, {"space", "show", "--help"}, {"model", "--help"},
-        {"model", "list", "--help"}, {"model", "show", "--help"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"},
+                                        {"tune", "--help"},
+                                        {"db", "--help"},
+                                        {"db", "list", "--help"},
+                                        {"db", "best", "--help"},
+                                        {"db", "export", "--help"},
+                                        {"db", "import", "--help"},
+                                        {"space", "show", "--help"},
+                                        {"model", "--help"},
+                                        {"model", "list", "--help"},
+                                        {"model", "show", "--help"}}) {
     CommandResult result = RunGlimpse(args);
     EXPECT_EQ(result.exit_code, 0) << args[0];
     EXPECT_NE(result.out.find("Usage"), std::string::npos) << result.out;

@@ -10,20 +10,28 @@ namespace {
 std::vector<std::string> PnpolyTune(const std::string& db, std::vector<std::string> extra,
                                     const std::string& tuner = "xgb",
                                     const std::string& progress = "quiet") {
-  std::vector<std::string> args = {"tune", "--space",
-                                   RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"), "--t1",
-                                   RepoDataPath("recorded/t1/pnpoly.json"), "--db", db,
-                                   "--progress", progress, "--json", "--tuner", tuner};
+  std::vector<std::string> args = {"tune",
+                                   "--space",
+                                   RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"),
+                                   "--t1",
+                                   RepoDataPath("recorded/t1/pnpoly.json"),
+                                   "--db",
+                                   db,
+                                   "--progress",
+                                   progress,
+                                   "--json",
+                                   "--tuner",
+                                   tuner};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
 
 TEST_F(CliTest, TransferFromAnotherDeviceInTheDatabaseImprovesTheFirstBatch) {
   // The same recorded space imported as if measured on another GPU: a perfect history.
-  CommandResult imported = RunGlimpse({"db", "import",
-                                       RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"), "--t1",
-                                       RepoDataPath("recorded/t1/pnpoly.json"), "--format",
-                                       "recorded", "--device", "Another GPU", "--db", Db()});
+  CommandResult imported =
+      RunGlimpse({"db", "import", RepoDataPath("recorded/pnpoly/RTX_3090.json.gz"), "--t1",
+                  RepoDataPath("recorded/t1/pnpoly.json"), "--format", "recorded", "--device",
+                  "Another GPU", "--db", Db()});
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
 
   CommandResult cold = RunGlimpse(PnpolyTune(Db("cold.db"), {"--budget", "16"}));
@@ -58,8 +66,9 @@ TEST_F(CliTest, TransferFromRecordedFilesOfOtherDevices) {
   std::string shared = SharedDatasetsDir();
   if (shared.empty()) GTEST_SKIP() << "../shared/datasets is not beside this checkout";
   std::vector<std::string> args =
-      PnpolyTune(Db(), {"--budget", "16", "--transfer-from", shared + "/pnpoly/RTX_2080_Ti.json.gz",
-                        "--transfer-from", shared + "/pnpoly/RTX_3060_laptop.json.gz"},
+      PnpolyTune(Db(),
+                 {"--budget", "16", "--transfer-from", shared + "/pnpoly/RTX_2080_Ti.json.gz",
+                  "--transfer-from", shared + "/pnpoly/RTX_3060_laptop.json.gz"},
                  "xgb", "log");
   CommandResult result = RunGlimpse(args);
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -68,9 +77,9 @@ TEST_F(CliTest, TransferFromRecordedFilesOfOtherDevices) {
 }
 
 TEST_F(CliTest, ValidityDrivenInitialisationChecksBeforeMeasuring) {
-  CommandResult result = RunGlimpse(PnpolyTune(
-      Db(), {"--budget", "80", "--tuner-option", "validity_init=true", "--tuner-option",
-             "n_samples=200"}));
+  CommandResult result =
+      RunGlimpse(PnpolyTune(Db(), {"--budget", "80", "--tuner-option", "validity_init=true",
+                                   "--tuner-option", "n_samples=200"}));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   Json summary = Json::parse(result.out);
   // Presampling classifies n_samples configurations with the checker; they are not measurements.

@@ -125,8 +125,8 @@ TEST_F(CliTest, KilledRunResumesWithoutLossOrRepeats) {
 }
 
 TEST_F(CliTest, TimeBudgetAloneLimitsSimulatedTime) {
-  CommandResult result = RunGlimpse(TuneArgs({"--time-budget", "20", "--batch", "4", "--json",
-                                              "--no-db"}));
+  CommandResult result =
+      RunGlimpse(TuneArgs({"--time-budget", "20", "--batch", "4", "--json", "--no-db"}));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   Json summary = Json::parse(result.out);
   EXPECT_EQ(summary["stop_reason"], "time budget");

@@ -100,8 +100,8 @@ TEST_F(CliTest, ReadmeGemmExampleRuns) {
   if (shared.empty()) GTEST_SKIP() << "../shared/datasets is not beside this checkout";
   std::string readme = ReadReadme();
   std::smatch match;
-  ASSERT_TRUE(std::regex_search(readme, match,
-                                std::regex("(glimpse tune --space gemm/(?:[^\\n]*\\\\\\n)*[^\\n]*)")));
+  ASSERT_TRUE(std::regex_search(
+      readme, match, std::regex("(glimpse tune --space gemm/(?:[^\\n]*\\\\\\n)*[^\\n]*)")));
   std::vector<std::string> args = GlimpseArgs(match[1].str());
   args.insert(args.end(), {"--db", Db(), "--progress", "quiet"});
   CommandResult result = RunGlimpse(args, shared);

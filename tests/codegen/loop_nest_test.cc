@@ -20,8 +20,7 @@ LoopNest CopyNest() {
   int in = nest.AddTensor({"X", {4, 8}, "IJ", DType::kFloat32, TensorRole::kInput, 0});
   int out = nest.AddTensor({"Y", {4, 8}, "IJ", DType::kFloat32, TensorRole::kOutput});
   Stmt copy{StmtKind::kCopy, {out, {E::Var("i"), E::Var("j")}}, {in, {E::Var("i"), E::Var("j")}}};
-  nest.body.push_back(Node::MakeLoop(
-      {"i", 4}, {Node::MakeLoop({"j", 8}, {Node::MakeStmt(copy)})}));
+  nest.body.push_back(Node::MakeLoop({"i", 4}, {Node::MakeLoop({"j", 8}, {Node::MakeStmt(copy)})}));
   return nest;
 }
 
@@ -135,18 +134,19 @@ LoopNest PreparedNest() {
   int other = nest.AddTensor({"Q", {3}, "Q", DType::kFloat32, TensorRole::kPrepared});
   int wp = nest.AddTensor({"Wp", {4, 8}, "IJ", DType::kFloat32, TensorRole::kPrepared});
   nest.prepare.push_back(Node::MakeLoop(
-      {"qi", 4}, {Node::MakeLoop({"qj", 8}, {Node::MakeStmt(Stmt{
-                                                 StmtKind::kCopy,
-                                                 {wp, {E::Var("qi"), E::Var("qj")}},
-                                                 {w, {E::Var("qj"), E::Var("qi")}}})})}));
-  nest.prepare.push_back(Node::MakeLoop(
-      {"qq", 3}, {Node::MakeStmt(Stmt{StmtKind::kZero, {other, {E::Var("qq")}}})}));
+      {"qi", 4},
+      {Node::MakeLoop({"qj", 8}, {Node::MakeStmt(Stmt{StmtKind::kCopy,
+                                                      {wp, {E::Var("qi"), E::Var("qj")}},
+                                                      {w, {E::Var("qj"), E::Var("qi")}}})})}));
+  nest.prepare.push_back(
+      Node::MakeLoop({"qq", 3}, {Node::MakeStmt(Stmt{StmtKind::kZero, {other, {E::Var("qq")}}})}));
   Stmt zero{StmtKind::kZero, {y, {E::Var("i")}}};
-  Stmt mac{StmtKind::kMultiplyAdd, {y, {E::Var("i")}}, {x, {E::Var("j")}},
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {y, {E::Var("i")}},
+           {x, {E::Var("j")}},
            {wp, {E::Var("i"), E::Var("j")}}};
   nest.body.push_back(Node::MakeLoop(
-      {"i", 4}, {Node::MakeStmt(zero),
-                 Node::MakeLoop({"j", 8}, {Node::MakeStmt(mac)})}));
+      {"i", 4}, {Node::MakeStmt(zero), Node::MakeLoop({"j", 8}, {Node::MakeStmt(mac)})}));
   return nest;
 }
 
@@ -183,8 +183,8 @@ TEST(LoopNest, PrepareBodyReadsConstantsAndWritesPreparedTensors) {
 
 TEST(EmitCpp, PreparedTensorsFollowTheInputs) {
   std::string code = EmitCpp(PreparedNest(), "mv");
-  EXPECT_NE(code.find("extern \"C\" int64_t mv_prepared_size() { return 48; }"),
-            std::string::npos) << code;
+  EXPECT_NE(code.find("extern \"C\" int64_t mv_prepared_size() { return 48; }"), std::string::npos)
+      << code;
   EXPECT_NE(code.find("extern \"C\" void mv_prepare(const float* const* inputs, float* prepared)"),
             std::string::npos);
   // In the prepare function: the constant input and the prepared tensors, writable.

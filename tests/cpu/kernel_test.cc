@@ -77,27 +77,52 @@ class KernelTest : public ::testing::Test {
 
 TEST_F(KernelTest, DenseConfigurationsMatchTheReference) {
   ExpectAllOk("dense:M=6,N=20,K=24,bias=1,relu=1", 5, 11,
-              {{{"tile_m", {1, 3, 2}}, {"tile_n", {1, 5, 4}}, {"tile_k", {3, 8}},
-                {"inner_axis", "k"}, {"order", {4, 3, 2, 1, 0}}, {"parallel", "mn"},
-                {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}}});
+              {{{"tile_m", {1, 3, 2}},
+                {"tile_n", {1, 5, 4}},
+                {"tile_k", {3, 8}},
+                {"inner_axis", "k"},
+                {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "mn"},
+                {"vectorize", 1},
+                {"unroll", 1},
+                {"pack_b", 1}}});
 }
 
 TEST_F(KernelTest, BatchMatmulConfigurationsMatchTheReference) {
   ExpectAllOk("batch_matmul:B=3,M=5,N=12,K=18,bias=1,relu=1", 10, 21,
-              {{{"tile_m", {1, 5, 1}}, {"tile_n", {1, 3, 4}}, {"tile_k", {2, 9}},
-                {"inner_axis", "n"}, {"order", {0, 1, 2, 3, 4}}, {"parallel", "bm"},
-                {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}},
-               {{"tile_m", {5, 1, 1}}, {"tile_n", {2, 2, 3}}, {"tile_k", {18, 1}},
-                {"inner_axis", "k"}, {"order", {4, 3, 2, 1, 0}}, {"parallel", "b"},
-                {"vectorize", 1}, {"unroll", 0}, {"pack_b", 0}}});
+              {{{"tile_m", {1, 5, 1}},
+                {"tile_n", {1, 3, 4}},
+                {"tile_k", {2, 9}},
+                {"inner_axis", "n"},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "bm"},
+                {"vectorize", 1},
+                {"unroll", 1},
+                {"pack_b", 1}},
+               {{"tile_m", {5, 1, 1}},
+                {"tile_n", {2, 2, 3}},
+                {"tile_k", {18, 1}},
+                {"inner_axis", "k"},
+                {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "b"},
+                {"vectorize", 1},
+                {"unroll", 0},
+                {"pack_b", 0}}});
   ExpectAllOk("batch_matmul:B=2,M=1,N=7,K=9", 4, 22);
 }
 
 TEST_F(KernelTest, Conv2dConfigurationsMatchTheReference) {
   ExpectAllOk("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,bias=1,relu=1", 4, 12,
-              {{{"layout", "NCHW"}, {"tile_k", {2, 2, 2}}, {"tile_oh", {1, 5}},
-                {"tile_ow", {1, 1, 5}}, {"tile_c", {2, 2}}, {"order", {4, 3, 2, 1, 0}},
-                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}}},
+              {{{"layout", "NCHW"},
+                {"tile_k", {2, 2, 2}},
+                {"tile_oh", {1, 5}},
+                {"tile_ow", {1, 1, 5}},
+                {"tile_c", {2, 2}},
+                {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "k_oh"},
+                {"vectorize", 1},
+                {"unroll", 1},
+                {"padding", "copy"}}},
               {{"layout", "NCHW"}});
   ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=4,R=2,S=3,stride=1,pad=0,dilation=2", 3, 13, {},
               {{"layout", "NCHW"}});
@@ -106,12 +131,26 @@ TEST_F(KernelTest, Conv2dConfigurationsMatchTheReference) {
 TEST_F(KernelTest, BlockedConv2dConfigurationsMatchTheReference) {
   // Both places of k1 (register tile / outer loop), both paddings, stride 2, bias and ReLU.
   ExpectAllOk("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,bias=1,relu=1", 10, 14,
-              {{{"layout", "NCHWc"}, {"tile_k", {1, 2, 4}}, {"tile_oh", {5, 1}},
-                {"tile_ow", {1, 1, 5}}, {"tile_c", {2, 2}}, {"order", {0, 1, 2, 3, 4}},
-                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}},
-               {{"layout", "NCHWc"}, {"tile_k", {2, 1, 4}}, {"tile_oh", {1, 5}},
-                {"tile_ow", {5, 1, 1}}, {"tile_c", {1, 4}}, {"order", {4, 3, 2, 1, 0}},
-                {"parallel", "oh"}, {"vectorize", 1}, {"unroll", 0}, {"padding", "guard"}}},
+              {{{"layout", "NCHWc"},
+                {"tile_k", {1, 2, 4}},
+                {"tile_oh", {5, 1}},
+                {"tile_ow", {1, 1, 5}},
+                {"tile_c", {2, 2}},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "k_oh"},
+                {"vectorize", 1},
+                {"unroll", 1},
+                {"padding", "copy"}},
+               {{"layout", "NCHWc"},
+                {"tile_k", {2, 1, 4}},
+                {"tile_oh", {1, 5}},
+                {"tile_ow", {5, 1, 1}},
+                {"tile_c", {1, 4}},
+                {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "oh"},
+                {"vectorize", 1},
+                {"unroll", 0},
+                {"padding", "guard"}}},
               {{"layout", "NCHWc"}});
   // Odd sizes, batch 2, dilation, no padding.
   ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=6,R=2,S=3,stride=1,pad=0,dilation=2,bias=1", 6, 15, {},
@@ -121,12 +160,22 @@ TEST_F(KernelTest, BlockedConv2dConfigurationsMatchTheReference) {
 TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
   const char* strided = "depthwise_conv2d:N=1,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1";
   ExpectAllOk(strided, 8, 31,
-              {{{"tile_c", {1, 3, 2}}, {"tile_oh", {1, 5}}, {"tile_ow", {2, 1, 3}},
-                {"order", {4, 3, 2, 1, 0}}, {"parallel", "c_oh"}, {"vector_axis", "c"},
-                {"unroll", 1}, {"padding", "guard"}},
-               {{"tile_c", {2, 1, 3}}, {"tile_oh", {5, 1}}, {"tile_ow", {1, 2, 3}},
-                {"order", {0, 1, 2, 3, 4}}, {"parallel", "c"}, {"vector_axis", "ow"},
-                {"unroll", 1}, {"padding", "copy"}}},
+              {{{"tile_c", {1, 3, 2}},
+                {"tile_oh", {1, 5}},
+                {"tile_ow", {2, 1, 3}},
+                {"order", {4, 3, 2, 1, 0}},
+                {"parallel", "c_oh"},
+                {"vector_axis", "c"},
+                {"unroll", 1},
+                {"padding", "guard"}},
+               {{"tile_c", {2, 1, 3}},
+                {"tile_oh", {5, 1}},
+                {"tile_ow", {1, 2, 3}},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "c"},
+                {"vector_axis", "ow"},
+                {"unroll", 1},
+                {"padding", "copy"}}},
               {{"vector_axis", "c"}});
   ExpectAllOk(strided, 6, 32, {}, {{"vector_axis", "ow"}});
   ExpectAllOk("depthwise_conv2d:N=2,C=4,H=8,W=7,R=3,S=2,stride=1,pad=2,dilation=2", 8, 33);
@@ -142,9 +191,10 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
   // 14 accumulators: a 7 × 32 tile in 16-lane vectors (AVX-512, 32 registers) or a 14 × 8 tile
   // in 8-lane ones (AVX2, 16 registers).
   const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : 8;
-  Json config = {{"layout", "NCHWc"}, {"tile_k", {2, 1, 32}}, {"tile_oh", {56, 1}},
-                 {"tile_ow", {4, 2, 7}}, {"tile_c", {4, 16}}, {"order", {0, 2, 3, 1, 4}},
-                 {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 0}, {"padding", "copy"}};
+  Json config = {{"layout", "NCHWc"},    {"tile_k", {2, 1, 32}}, {"tile_oh", {56, 1}},
+                 {"tile_ow", {4, 2, 7}}, {"tile_c", {4, 16}},    {"order", {0, 2, 3, 1, 4}},
+                 {"parallel", "k_oh"},   {"vectorize", 1},       {"unroll", 0},
+                 {"padding", "copy"}};
   if (lanes == 8) {
     config["tile_k"] = {8, 1, 8};
     config["tile_ow"] = {2, 2, 14};
@@ -184,11 +234,12 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
       ++stores;
     }
   }
-  EXPECT_EQ(fmas, 14) << "inner loop:\n" << [&] {
-    std::string block;
-    for (size_t i = begin; i < end; ++i) block += lines[i] + "\n";
-    return block;
-  }();
+  EXPECT_EQ(fmas, 14) << "inner loop:\n"
+                      << [&] {
+                           std::string block;
+                           for (size_t i = begin; i < end; ++i) block += lines[i] + "\n";
+                           return block;
+                         }();
   EXPECT_EQ(stores, 0);
 }
 
@@ -201,7 +252,8 @@ TEST_F(KernelTest, PrepareStepSeesOnlyConstantInputs) {
     if (size) code += "extern \"C\" int64_t " + symbol + "_prepared_size() { return 16; }\n";
     code += "extern \"C\" void " + symbol + "_prepare(const float* const* in, float* p) { " +
             prepare_body + " }\n";
-    code += "extern \"C\" void " + symbol + "(const float* const* in, float* out) {"
+    code += "extern \"C\" void " + symbol +
+            "(const float* const* in, float* out) {"
             " for (int n = 0; n < 4; ++n) { float s = 0; for (int k = 0; k < 4; ++k)"
             " s += in[0][k] * in[2][n * 4 + k]; out[n] = s; } }\n";
     return KernelSource{code, symbol};

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <cmath>
 #include <string>
 
@@ -29,8 +28,8 @@ TEST(Operator, ParsesDenseAndConv2d) {
   EXPECT_EQ(dense.k, 512);
   EXPECT_TRUE(dense.bias);
   EXPECT_FALSE(dense.relu);
-  auto conv = std::get<Conv2dShape>(
-      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  auto conv =
+      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   EXPECT_EQ(conv.OutH(), 56);
   EXPECT_EQ(conv.OutW(), 56);
   EXPECT_EQ(conv.dilation, 1);
@@ -38,7 +37,8 @@ TEST(Operator, ParsesDenseAndConv2d) {
       ParseOperator("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"));
   EXPECT_EQ(strided.OutH(), 112);
   EXPECT_DOUBLE_EQ(OperatorFlops(dense), 2.0 * 1000 * 512);
-  Operator depthwise = ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1");
+  Operator depthwise =
+      ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=2,pad=1");
   EXPECT_EQ(OperatorOutputShape(depthwise), (std::vector<int64_t>{1, 32, 56, 56}));
   EXPECT_EQ(OperatorInputShapes(depthwise)[1], (std::vector<int64_t>{32, 3, 3}));
   EXPECT_DOUBLE_EQ(OperatorFlops(depthwise), 2.0 * 32 * 56 * 56 * 9);
@@ -68,9 +68,10 @@ TEST(Operator, ErrorsNameTheFieldAndTheAcceptedOnes) {
   EXPECT_NE(ErrorOf("dense:M=1,N=two,K=3").find("field 'N' has value 'two'"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=0,N=2,K=3").find("field 'M' is 0"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,relu=2").find("0 or 1"), std::string::npos);
-  EXPECT_NE(ErrorOf("matmul:M=1").find(
-                "unknown operator 'matmul'; known: batch_matmul, conv2d, depthwise_conv2d, dense"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("matmul:M=1")
+          .find("unknown operator 'matmul'; known: batch_matmul, conv2d, depthwise_conv2d, dense"),
+      std::string::npos);
   EXPECT_NE(ErrorOf("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3,K=8").find("unknown field 'K'"),
             std::string::npos);
   EXPECT_NE(ErrorOf("batch_matmul:M=1,N=2,K=3").find("missing field 'B'"), std::string::npos);
@@ -80,11 +81,11 @@ TEST(Operator, ErrorsNameTheFieldAndTheAcceptedOnes) {
 }
 
 TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {
-  for (const char* text : {"dense:M=1,N=1000,K=512", "dense:M=128,N=512,K=512",
-                           "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
-                           "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1",
-                           "batch_matmul:B=12,M=128,N=128,K=64",
-                           "batch_matmul:B=8,M=1,N=512,K=512"}) {
+  for (const char* text :
+       {"dense:M=1,N=1000,K=512", "dense:M=128,N=512,K=512",
+        "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
+        "conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1",
+        "batch_matmul:B=12,M=128,N=128,K=64", "batch_matmul:B=8,M=1,N=512,K=512"}) {
     double size = MakeCpuSpace(ParseOperator(text)).RawSizeLog10();
     EXPECT_GE(size, 4.0) << text;
     EXPECT_LE(size, 9.0) << text;
@@ -124,10 +125,15 @@ TEST(CpuTemplates, EverySampledConfigurationGivesAValidNest) {
 TEST(CpuTemplates, KnobsShapeTheNest) {
   Operator op = ParseOperator("dense:M=8,N=16,K=32");
   Task task = MakeCpuTask(op);
-  Config config = task.space.ConfigFromJson({{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}},
-                                             {"tile_k", {4, 8}}, {"inner_axis", "k"},
-                                             {"order", {0, 1, 2, 3, 4}}, {"parallel", "mn"},
-                                             {"vectorize", 1}, {"unroll", 1}, {"pack_b", 1}});
+  Config config = task.space.ConfigFromJson({{"tile_m", {2, 2, 2}},
+                                             {"tile_n", {2, 2, 4}},
+                                             {"tile_k", {4, 8}},
+                                             {"inner_axis", "k"},
+                                             {"order", {0, 1, 2, 3, 4}},
+                                             {"parallel", "mn"},
+                                             {"vectorize", 1},
+                                             {"unroll", 1},
+                                             {"pack_b", 1}});
   LoopNest nest = MakeCpuNest(op, task.space, config);
   // inner_axis k: k1 innermost, the others in the listed order (k0 m1 n1 m2 n2).
   std::vector<std::string> names = nest.LoopNames();
@@ -149,9 +155,10 @@ TEST(CpuTemplates, KnobsShapeTheNest) {
 TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
   Operator op = ParseOperator("conv2d:N=1,C=32,H=14,W=14,K=64,R=3,S=3,stride=1,pad=1,bias=1");
   Task task = MakeCpuTask(op);
-  Json knobs = {{"layout", "NCHWc"}, {"tile_k", {2, 2, 16}}, {"tile_oh", {7, 2}},
-                {"tile_ow", {1, 2, 7}}, {"tile_c", {4, 8}}, {"order", {0, 2, 3, 1, 4}},
-                {"parallel", "k_oh"}, {"vectorize", 1}, {"unroll", 1}, {"padding", "copy"}};
+  Json knobs = {{"layout", "NCHWc"},    {"tile_k", {2, 2, 16}}, {"tile_oh", {7, 2}},
+                {"tile_ow", {1, 2, 7}}, {"tile_c", {4, 8}},     {"order", {0, 2, 3, 1, 4}},
+                {"parallel", "k_oh"},   {"vectorize", 1},       {"unroll", 1},
+                {"padding", "copy"}};
   LoopNest nest = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
   // The register tile: k1 (last in the order) and ow2 unrolled around the vector of 16 channels.
   EXPECT_EQ(nest.FindLoop("k1").kind, LoopKind::kUnrolled);
@@ -175,8 +182,7 @@ TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
   EXPECT_EQ(packed.role, TensorRole::kPrepared);
   EXPECT_EQ(packed.shape, (std::vector<int64_t>{4, 4, 3, 3, 8, 16}));
   EXPECT_EQ(nest.PreparedFloats(), 64 * 32 * 9);
-  EXPECT_EQ(nest.tensors[nest.TensorIndex("Ip")].shape,
-            (std::vector<int64_t>{1, 4, 16, 16, 8}));
+  EXPECT_EQ(nest.tensors[nest.TensorIndex("Ip")].shape, (std::vector<int64_t>{1, 4, 16, 16, 8}));
   std::string code = EmitCpp(nest, "k");
   EXPECT_NE(code.find("extern \"C\" void k_prepare(const float* const* inputs, float* prepared)"),
             std::string::npos);
@@ -200,9 +206,10 @@ TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
 TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
   Operator op = ParseOperator("depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=2,pad=1");
   Task task = MakeCpuTask(op);
-  Json knobs = {{"tile_c", {2, 2, 8}}, {"tile_oh", {7, 1}}, {"tile_ow", {1, 1, 7}},
-                {"order", {0, 1, 2, 3, 4}}, {"parallel", "c"}, {"vector_axis", "c"},
-                {"unroll", 1}, {"padding", "copy"}};
+  Json knobs = {{"tile_c", {2, 2, 8}},  {"tile_oh", {7, 1}},
+                {"tile_ow", {1, 1, 7}}, {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "c"},      {"vector_axis", "c"},
+                {"unroll", 1},          {"padding", "copy"}};
   LoopNest blocked = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
   EXPECT_EQ(blocked.FindLoop("c2").kind, LoopKind::kVectorized);
   EXPECT_EQ(blocked.FindLoop("ow2").kind, LoopKind::kUnrolled);
@@ -222,9 +229,15 @@ TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
 TEST(CpuTemplates, BatchMatmulParallelisesTheBatch) {
   Operator op = ParseOperator("batch_matmul:B=4,M=8,N=16,K=32");
   Task task = MakeCpuTask(op);
-  Json knobs = {{"tile_m", {2, 2, 2}}, {"tile_n", {2, 2, 4}}, {"tile_k", {4, 8}},
-                {"inner_axis", "n"}, {"order", {0, 1, 2, 3, 4}}, {"parallel", "bm"},
-                {"vectorize", 1}, {"unroll", 0}, {"pack_b", 1}};
+  Json knobs = {{"tile_m", {2, 2, 2}},
+                {"tile_n", {2, 2, 4}},
+                {"tile_k", {4, 8}},
+                {"inner_axis", "n"},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "bm"},
+                {"vectorize", 1},
+                {"unroll", 0},
+                {"pack_b", 1}};
   LoopNest nest = MakeCpuNest(op, task.space, task.space.ConfigFromJson(knobs));
   EXPECT_EQ(nest.LoopNames().front(), "pb");  // packing per batch first
   EXPECT_EQ(nest.FindLoop("b").kind, LoopKind::kParallel);

@@ -120,8 +120,7 @@ TEST(GpuSpecOfDeviceTest, AComputeCapabilityTheTableLacksIsAnError) {
     GpuSpecOfDevice(info, GpuTable::Default());
     FAIL() << "described a GPU of an unknown compute capability";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("compute capability 42.0"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("compute capability 42.0"), std::string::npos) << e.what();
   }
 }
 

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "cpu/template_util.h"
+#include "cuda/template_util.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "cuda/template_util.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -55,8 +55,8 @@ void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopN
   ASSERT_EQ(results.size(), nests.size());
   for (size_t i = 0; i < nests.size(); ++i) {
     EXPECT_EQ(builds[i].status, MeasureStatus::kOk) << labels[i] << "\n" << builds[i].error;
-    EXPECT_EQ(results[i].status, MeasureStatus::kOk)
-        << op_text << " " << labels[i] << "\n" << results[i].error;
+    EXPECT_EQ(results[i].status, MeasureStatus::kOk) << op_text << " " << labels[i] << "\n"
+                                                     << results[i].error;
   }
   std::filesystem::remove_all(dir);
 }
@@ -89,14 +89,20 @@ void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint
 Json DirectConfig(std::vector<int64_t> f, std::vector<int64_t> y, std::vector<int64_t> x,
                   std::vector<int64_t> rc, std::vector<int64_t> ry, std::vector<int64_t> rx,
                   int64_t max_step, int64_t explicit_unroll) {
-  return {{"algorithm", "direct"}, {"tile_f", f}, {"tile_y", y}, {"tile_x", x},
-          {"tile_rc", rc}, {"tile_ry", ry}, {"tile_rx", rx},
-          {"auto_unroll_max_step", max_step}, {"unroll_explicit", explicit_unroll}};
+  return {{"algorithm", "direct"},
+          {"tile_f", f},
+          {"tile_y", y},
+          {"tile_x", x},
+          {"tile_rc", rc},
+          {"tile_ry", ry},
+          {"tile_rx", rx},
+          {"auto_unroll_max_step", max_step},
+          {"unroll_explicit", explicit_unroll}};
 }
 
 TEST(Conv2dGpuTemplateTest, SpaceHasAutoTvmKnobs) {
-  ConfigSpace space = gpu::MakeConv2dGpuSpace(
-      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1")));
+  ConfigSpace space = gpu::MakeConv2dGpuSpace(std::get<Conv2dShape>(
+      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1")));
   for (const char* knob : {"algorithm", "tile_f", "tile_y", "tile_x", "tile_rc", "tile_ry",
                            "tile_rx", "auto_unroll_max_step", "unroll_explicit"}) {
     EXPECT_NO_THROW(space.KnobIndex(knob)) << knob;
@@ -109,8 +115,8 @@ TEST(Conv2dGpuTemplateTest, SpaceHasAutoTvmKnobs) {
 }
 
 TEST(Conv2dGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
-  Conv2dShape shape = std::get<Conv2dShape>(
-      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  Conv2dShape shape =
+      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   // 32 × 8 × 8 = 2048 threads per block.
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
@@ -122,8 +128,8 @@ TEST(Conv2dGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
       DirectConfig({16, 1, 4, 1}, {1, 1, 8, 7}, {1, 1, 8, 7}, {1, 64}, {3, 1}, {3, 1}, 0, 0))));
   // An AutoTVM-like sane configuration.
-  Json sane = DirectConfig({4, 2, 8, 1}, {7, 1, 8, 1}, {7, 1, 8, 1}, {16, 4}, {3, 1}, {1, 3},
-                           512, 1);
+  Json sane =
+      DirectConfig({4, 2, 8, 1}, {7, 1, 8, 1}, {7, 1, 8, 1}, {16, 4}, {3, 1}, {1, 3}, 512, 1);
   EXPECT_TRUE(space.IsValid(space.ConfigFromJson(sane)));
   Config config = space.ConfigFromJson(sane);
   LoopNest nest = gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
@@ -168,13 +174,13 @@ TEST(Conv2dGpuTemplateTest, NestBindsBlocksThreadsAndPlacesTiles) {
 }
 
 TEST(Conv2dGpuTemplateTest, UnrollKnobsMarkInnerLoops) {
-  Conv2dShape shape = std::get<Conv2dShape>(
-      ParseOperator("conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1"));
+  Conv2dShape shape =
+      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   auto nest_for = [&](int64_t max_step, int64_t explicit_unroll) {
-    Config config = space.ConfigFromJson(DirectConfig({2, 1, 4, 2}, {2, 1, 4, 1}, {1, 1, 4, 2},
-                                                      {2, 4}, {1, 3}, {1, 3}, max_step,
-                                                      explicit_unroll));
+    Config config =
+        space.ConfigFromJson(DirectConfig({2, 1, 4, 2}, {2, 1, 4, 1}, {1, 1, 4, 2}, {2, 4}, {1, 3},
+                                          {1, 3}, max_step, explicit_unroll));
     return gpu::MakeConv2dGpuNest(shape, ConfigView(space, config));
   };
   LoopNest none = nest_for(0, 0);
@@ -191,8 +197,8 @@ TEST(Conv2dGpuTemplateTest, UnrollKnobsMarkInnerLoops) {
 }
 
 TEST(Conv2dGpuTemplateTest, ConfigurationBeyondTheLimitsDoesNotInstantiate) {
-  Conv2dShape shape = std::get<Conv2dShape>(
-      ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
+  Conv2dShape shape =
+      std::get<Conv2dShape>(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({1, 1, 1, 64}, {4, 1, 2, 7}, {4, 1, 2, 7}, {64, 1}, {3, 1}, {3, 1}, 0, 0));
@@ -246,8 +252,7 @@ TEST(Conv2dGpuTemplateTest, CudaKernelLaunchesTheTiling) {
   ConfigSpace space = gpu::MakeConv2dGpuSpace(shape);
   Config config = space.ConfigFromJson(
       DirectConfig({2, 2, 4, 1}, {3, 1, 4, 1}, {1, 2, 3, 2}, {2, 4}, {1, 3}, {3, 1}, 1500, 1));
-  CudaKernel kernel =
-      EmitCuda(gpu::MakeConv2dGpuNest(shape, ConfigView(space, config)), "conv");
+  CudaKernel kernel = EmitCuda(gpu::MakeConv2dGpuNest(shape, ConfigView(space, config)), "conv");
   EXPECT_EQ(kernel.launch.grid, (std::array<int64_t, 3>{1, 3, 2 * 2}));
   EXPECT_EQ(kernel.launch.block, (std::array<int64_t, 3>{3, 4, 4}));
   EXPECT_EQ(kernel.static_shared_bytes, 4 * (4 * 6 * 12 + 8 * 4 * 3 * 1));

@@ -40,8 +40,8 @@ class DenseGpuTest : public ::testing::Test {
       ASSERT_TRUE(gpu_task.space.IsValid(chosen[i]));
       LoopNest nest = MakeGpuNest(op, gpu_task.space, chosen[i]);
       ASSERT_NO_THROW(ValidateGpuNest(nest)) << NestToString(nest);
-      sources.push_back({EmitCpp(nest, "gpu_sim_" + std::to_string(i)),
-                         "gpu_sim_" + std::to_string(i)});
+      sources.push_back(
+          {EmitCpp(nest, "gpu_sim_" + std::to_string(i)), "gpu_sim_" + std::to_string(i)});
     }
     std::vector<MeasureInput> inputs(sources.size(), MeasureInput{&cpu_task, Config{}});
     CpuBuilder builder(testing::FastBuild(dir_));
@@ -61,15 +61,29 @@ class DenseGpuTest : public ::testing::Test {
 TEST_F(DenseGpuTest, DenseNestsComputeTheReferenceOnTheCpu) {
   // Odd sizes, bias and ReLU; fixed configurations cover caching with vector loads, vthreads,
   // the vectorised epilogue and full unrolling.
-  ExpectCpuSimulationOk(
-      "dense:M=6,N=12,K=20,bias=1,relu=1",
-      {{{"tile_m", {1, 2, 3, 1}}, {"tile_n", {1, 2, 3, 2}}, {"tile_k", {5, 4}}, {"cache", 1},
-        {"vector_load", 4}, {"vectorize", 1}, {"auto_unroll_max_step", 1500}},
-       {{"tile_m", {3, 1, 1, 2}}, {"tile_n", {2, 1, 2, 3}}, {"tile_k", {2, 10}}, {"cache", 0},
-        {"vector_load", 1}, {"vectorize", 0}, {"auto_unroll_max_step", 0}},
-       {{"tile_m", {1, 1, 6, 1}}, {"tile_n", {1, 1, 12, 1}}, {"tile_k", {10, 2}}, {"cache", 1},
-        {"vector_load", 2}, {"vectorize", 0}, {"auto_unroll_max_step", 64}}},
-      10, 3);
+  ExpectCpuSimulationOk("dense:M=6,N=12,K=20,bias=1,relu=1",
+                        {{{"tile_m", {1, 2, 3, 1}},
+                          {"tile_n", {1, 2, 3, 2}},
+                          {"tile_k", {5, 4}},
+                          {"cache", 1},
+                          {"vector_load", 4},
+                          {"vectorize", 1},
+                          {"auto_unroll_max_step", 1500}},
+                         {{"tile_m", {3, 1, 1, 2}},
+                          {"tile_n", {2, 1, 2, 3}},
+                          {"tile_k", {2, 10}},
+                          {"cache", 0},
+                          {"vector_load", 1},
+                          {"vectorize", 0},
+                          {"auto_unroll_max_step", 0}},
+                         {{"tile_m", {1, 1, 6, 1}},
+                          {"tile_n", {1, 1, 12, 1}},
+                          {"tile_k", {10, 2}},
+                          {"cache", 1},
+                          {"vector_load", 2},
+                          {"vectorize", 0},
+                          {"auto_unroll_max_step", 64}}},
+                        10, 3);
 }
 
 TEST_F(DenseGpuTest, DenseWithOneRowComputesTheReferenceOnTheCpu) {
@@ -77,11 +91,15 @@ TEST_F(DenseGpuTest, DenseWithOneRowComputesTheReferenceOnTheCpu) {
 }
 
 TEST_F(DenseGpuTest, BatchMatmulNestsComputeTheReferenceOnTheCpu) {
-  ExpectCpuSimulationOk(
-      "batch_matmul:B=3,M=5,N=4,K=7,bias=1,relu=1",
-      {{{"tile_m", {1, 5, 1, 1}}, {"tile_n", {1, 1, 2, 2}}, {"tile_k", {1, 7}}, {"cache", 1},
-        {"vector_load", 1}, {"vectorize", 1}, {"auto_unroll_max_step", 512}}},
-      10, 7);
+  ExpectCpuSimulationOk("batch_matmul:B=3,M=5,N=4,K=7,bias=1,relu=1",
+                        {{{"tile_m", {1, 5, 1, 1}},
+                          {"tile_n", {1, 1, 2, 2}},
+                          {"tile_k", {1, 7}},
+                          {"cache", 1},
+                          {"vector_load", 1},
+                          {"vectorize", 1},
+                          {"auto_unroll_max_step", 512}}},
+                        10, 7);
 }
 
 TEST(DenseGpuSpace, ResNetFcHasASensibleSpace) {
@@ -113,14 +131,17 @@ TEST(DenseGpuSpace, RestrictionsKeepLaunchesWithinTheLimits) {
   const Operator op = ParseOperator("dense:M=256,N=256,K=256");
   ConfigSpace space = MakeGpuSpace(op);
   // 32 × 64 threads: out of the space, and refused by the template if asked anyway.
-  Json big = {{"tile_m", {8, 1, 32, 1}}, {"tile_n", {4, 1, 64, 1}}, {"tile_k", {16, 16}},
-              {"cache", 1}, {"vector_load", 1}, {"vectorize", 0}, {"auto_unroll_max_step", 0}};
+  Json big = {{"tile_m", {8, 1, 32, 1}},  {"tile_n", {4, 1, 64, 1}},
+              {"tile_k", {16, 16}},       {"cache", 1},
+              {"vector_load", 1},         {"vectorize", 0},
+              {"auto_unroll_max_step", 0}};
   Config config = space.ConfigFromJson(big);
   EXPECT_FALSE(space.IsValid(config));
   EXPECT_THROW(MakeGpuNest(op, space, config), Error);
   // Shared tiles of 4·256·(256 + 16) bytes: too much shared memory.
-  Json shared = {{"tile_m", {1, 1, 16, 16}}, {"tile_n", {16, 1, 16, 1}}, {"tile_k", {1, 256}},
-                 {"cache", 1}, {"vector_load", 1}, {"vectorize", 0},
+  Json shared = {{"tile_m", {1, 1, 16, 16}}, {"tile_n", {16, 1, 16, 1}},
+                 {"tile_k", {1, 256}},       {"cache", 1},
+                 {"vector_load", 1},         {"vectorize", 0},
                  {"auto_unroll_max_step", 0}};
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(shared)));
   shared["cache"] = 0;
@@ -133,8 +154,12 @@ TEST(DenseGpuSpace, RestrictionsKeepLaunchesWithinTheLimits) {
 TEST(DenseGpuSpace, CachedTilesAndVectorLoadsShowInTheCode) {
   const Operator op = ParseOperator("dense:M=64,N=64,K=64,bias=1,relu=1");
   ConfigSpace space = MakeGpuSpace(op);
-  Json json = {{"tile_m", {4, 1, 8, 2}}, {"tile_n", {2, 2, 8, 2}}, {"tile_k", {4, 16}},
-               {"cache", 1}, {"vector_load", 4}, {"vectorize", 1},
+  Json json = {{"tile_m", {4, 1, 8, 2}},
+               {"tile_n", {2, 2, 8, 2}},
+               {"tile_k", {4, 16}},
+               {"cache", 1},
+               {"vector_load", 4},
+               {"vectorize", 1},
                {"auto_unroll_max_step", 1500}};
   CudaKernel k = EmitCuda(MakeGpuNest(op, space, space.ConfigFromJson(json)), "dense_k");
   EXPECT_EQ(k.launch.grid, (std::array<int64_t, 3>{2, 4, 1}));
@@ -156,8 +181,12 @@ TEST(DenseGpuSpace, AutoUnrollUnrollsTheReductionTileWithinTheStep) {
   ConfigSpace space = MakeGpuSpace(op);
   // An accumulator of 2 × 2 per thread and k1 = 8: 32 iterations of the inner body.
   auto k1_kind = [&](int64_t step) {
-    Json json = {{"tile_m", {2, 1, 2, 2}}, {"tile_n", {2, 1, 2, 2}}, {"tile_k", {4, 8}},
-                 {"cache", 1}, {"vector_load", 1}, {"vectorize", 0},
+    Json json = {{"tile_m", {2, 1, 2, 2}},
+                 {"tile_n", {2, 1, 2, 2}},
+                 {"tile_k", {4, 8}},
+                 {"cache", 1},
+                 {"vector_load", 1},
+                 {"vectorize", 0},
                  {"auto_unroll_max_step", step}};
     LoopNest nest = MakeGpuNest(op, space, space.ConfigFromJson(json));
     EXPECT_EQ(nest.FindLoop("mi").kind, LoopKind::kUnrolled);  // always: acc in registers
@@ -178,9 +207,9 @@ TEST(DenseGpuSpace, KernelsCompileWithNvrtc) {
     uint64_t seed;
   };
   int compiled = 0;
-  for (const Case& c : {Case{"dense:M=1,N=1000,K=512,bias=1", 1},
-                        Case{"dense:M=64,N=96,K=80,relu=1", 2},
-                        Case{"batch_matmul:B=12,M=128,N=128,K=64", 3}}) {
+  for (const Case& c :
+       {Case{"dense:M=1,N=1000,K=512,bias=1", 1}, Case{"dense:M=64,N=96,K=80,relu=1", 2},
+        Case{"batch_matmul:B=12,M=128,N=128,K=64", 3}}) {
     const Operator op = ParseOperator(c.op);
     ConfigSpace space = MakeGpuSpace(op);
     Rng rng(c.seed);
@@ -192,7 +221,8 @@ TEST(DenseGpuSpace, KernelsCompileWithNvrtc) {
         CudaKernel k = EmitCuda(MakeGpuNest(op, space, config), "k");
         CudaCompileResult r = CompileCuda(k.code, arch);
         ASSERT_TRUE(r.ok) << c.op << " " << space.ConfigToString(config) << " " << arch << "\n"
-                          << r.log << "\n" << k.code;
+                          << r.log << "\n"
+                          << k.code;
         ASSERT_EQ(r.resources.count("k"), 1u) << r.log;
         EXPECT_GT(r.resources.at("k").registers, 0);
         // ptxas aligns each 16-byte-aligned tile: at most 15 bytes of padding per tile (2 tiles).

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "cpu/template_util.h"
+#include "cuda/template_util.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "cuda/template_util.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -53,8 +53,8 @@ void ExpectSimulationMatches(const std::string& op_text, const std::vector<LoopN
   ASSERT_EQ(results.size(), nests.size());
   for (size_t i = 0; i < nests.size(); ++i) {
     EXPECT_EQ(builds[i].status, MeasureStatus::kOk) << labels[i] << "\n" << builds[i].error;
-    EXPECT_EQ(results[i].status, MeasureStatus::kOk)
-        << op_text << " " << labels[i] << "\n" << results[i].error;
+    EXPECT_EQ(results[i].status, MeasureStatus::kOk) << op_text << " " << labels[i] << "\n"
+                                                     << results[i].error;
   }
   std::filesystem::remove_all(dir);
 }
@@ -81,7 +81,10 @@ void ExpectRandomConfigurationsMatch(const std::string& op_text, int count, uint
 
 Json DepthwiseConfig(std::vector<int64_t> c, std::vector<int64_t> y, std::vector<int64_t> x,
                      int64_t cache, int64_t max_step) {
-  return {{"tile_c", c}, {"tile_y", y}, {"tile_x", x}, {"cache_input", cache},
+  return {{"tile_c", c},
+          {"tile_y", y},
+          {"tile_x", x},
+          {"cache_input", cache},
           {"auto_unroll_max_step", max_step}};
 }
 
@@ -90,11 +93,11 @@ TEST(DepthwiseGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators)
       ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   // 2 × 16 × 56 = 1792 threads per block.
-  EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
-      DepthwiseConfig({16, 1, 2, 1}, {7, 1, 16, 1}, {2, 1, 56, 1}, 0, 0))));
+  EXPECT_FALSE(space.IsValid(
+      space.ConfigFromJson(DepthwiseConfig({16, 1, 2, 1}, {7, 1, 16, 1}, {2, 1, 56, 1}, 0, 0))));
   // 32 × 7 × 2 = 448 accumulators per thread.
-  EXPECT_FALSE(space.IsValid(space.ConfigFromJson(
-      DepthwiseConfig({1, 1, 1, 32}, {16, 1, 1, 7}, {56, 1, 1, 2}, 0, 0))));
+  EXPECT_FALSE(space.IsValid(
+      space.ConfigFromJson(DepthwiseConfig({1, 1, 1, 32}, {16, 1, 1, 7}, {56, 1, 1, 2}, 0, 0))));
   // A cached window of 32 channels × 58 × 58 floats is over 48 KiB; uncached it is fine.
   Json big = DepthwiseConfig({1, 1, 32, 1}, {2, 1, 4, 14}, {2, 1, 8, 7}, 1, 0);
   EXPECT_FALSE(space.IsValid(space.ConfigFromJson(big)));
@@ -107,8 +110,7 @@ TEST(DepthwiseGpuTemplateTest, NestBindsBlocksThreadsAndCachesTheWindow) {
       ParseOperator("depthwise_conv2d:N=2,C=8,H=12,W=12,R=3,S=3,stride=2,pad=1,bias=1"));
   ConfigSpace space = gpu::MakeDepthwiseGpuSpace(shape);
   Json json = DepthwiseConfig({2, 2, 2, 1}, {2, 1, 3, 1}, {1, 1, 3, 2}, 1, 1500);
-  LoopNest cached = gpu::MakeDepthwiseGpuNest(shape,
-                                              ConfigView(space, space.ConfigFromJson(json)));
+  LoopNest cached = gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json)));
   ASSERT_NO_THROW(ValidateGpuNest(cached));
   EXPECT_EQ(cached.FindLoop("n").kind, LoopKind::kBlockZ);
   EXPECT_EQ(cached.FindLoop("bc").kind, LoopKind::kBlockZ);
@@ -127,8 +129,7 @@ TEST(DepthwiseGpuTemplateTest, NestBindsBlocksThreadsAndCachesTheWindow) {
 
   json["cache_input"] = 0;
   json["auto_unroll_max_step"] = 0;
-  LoopNest direct = gpu::MakeDepthwiseGpuNest(shape,
-                                              ConfigView(space, space.ConfigFromJson(json)));
+  LoopNest direct = gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json)));
   ASSERT_NO_THROW(ValidateGpuNest(direct));
   EXPECT_THROW(direct.TensorIndex("AA"), Error);
   EXPECT_EQ(direct.FindLoop("xi").kind, LoopKind::kSerial);
@@ -146,8 +147,8 @@ TEST(DepthwiseGpuTemplateTest, CudaKernelLaunchesTheTiling) {
   EXPECT_EQ(kernel.static_shared_bytes, 4 * 4 * 7 * 13);
   EXPECT_NE(kernel.code.find("__syncthreads"), std::string::npos);
   json["cache_input"] = 0;
-  kernel = EmitCuda(
-      gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json))), "dw");
+  kernel = EmitCuda(gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, space.ConfigFromJson(json))),
+                    "dw");
   EXPECT_EQ(kernel.static_shared_bytes, 0);
 }
 
@@ -192,8 +193,7 @@ TEST(DepthwiseGpuTemplateTest, NvrtcCompilesMobileNetV2Layers) {
     }
     std::string label = OperatorToString(op) + " " + space.ConfigToString(config);
     const std::string& arch = archs[compiled++ % archs.size()];
-    CudaKernel kernel =
-        EmitCuda(gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, config)), "dw");
+    CudaKernel kernel = EmitCuda(gpu::MakeDepthwiseGpuNest(shape, ConfigView(space, config)), "dw");
     CudaCompileResult result = CompileCuda(kernel.code, arch);
     ASSERT_TRUE(result.ok) << label << " " << arch << "\n" << result.log;
     ASSERT_EQ(result.resources.count("dw"), 1u) << result.log;

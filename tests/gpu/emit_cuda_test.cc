@@ -32,13 +32,12 @@ LoopNest FusedCopy() {
   Stmt copy{StmtKind::kCopy,
             {out, {E::Var("r0", 2) + E::Var("r1"), E::Var("cy", 10) + E::Var("cx")}},
             {in, {E::Var("r0", 2) + E::Var("r1"), E::Var("cy", 10) + E::Var("cx")}}};
-  nest.body.push_back(Node::MakeLoop(
-      {"r0", 3, LoopKind::kBlockX},
-      {Node::MakeLoop(
-          {"r1", 2, LoopKind::kBlockX},
-          {Node::MakeLoop({"cy", 4, LoopKind::kThreadY},
-                          {Node::MakeLoop({"cx", 10, LoopKind::kThreadX},
-                                          {Node::MakeStmt(copy)})})})}));
+  nest.body.push_back(
+      Node::MakeLoop({"r0", 3, LoopKind::kBlockX},
+                     {Node::MakeLoop({"r1", 2, LoopKind::kBlockX},
+                                     {Node::MakeLoop({"cy", 4, LoopKind::kThreadY},
+                                                     {Node::MakeLoop({"cx", 10, LoopKind::kThreadX},
+                                                                     {Node::MakeStmt(copy)})})})}));
   return nest;
 }
 
@@ -57,23 +56,25 @@ LoopNest Stencil() {
   nest.tensors[s].scope = MemoryScope::kShared;
   nest.tensors[ws].scope = MemoryScope::kShared;
   nest.tensors[acc].scope = MemoryScope::kLocal;
-  Stmt load{StmtKind::kCopy, {s, {E::Var("c")}},
+  Stmt load{StmtKind::kCopy,
+            {s, {E::Var("c")}},
             {in, {E::Var("bx", 16) + E::Var("c") + E::Const(-1)}, /*zero_outside=*/true}};
   Stmt load_w{StmtKind::kCopy, {ws, {E::Var("cw")}}, {w, {E::Var("cw")}}};
   Stmt zero{StmtKind::kZero, {acc, {E::Const(0)}}};
-  Stmt mac{StmtKind::kMultiplyAdd, {acc, {E::Const(0)}}, {s, {E::Var("tx") + E::Var("r")}},
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {acc, {E::Const(0)}},
+           {s, {E::Var("tx") + E::Var("r")}},
            {ws, {E::Var("r")}}};
   Stmt store{StmtKind::kCopy, {out, {E::Var("bx", 16) + E::Var("tx")}}, {acc, {E::Const(0)}}};
   store.relu = true;
   nest.body.push_back(Node::MakeLoop(
       {"bx", 4, LoopKind::kBlockX},
-      {Node::MakeLoop(
-          {"tx", 16, LoopKind::kThreadX},
-          {Node::MakeLoop({"c", 18, LoopKind::kCooperative}, {Node::MakeStmt(load)}),
-           Node::MakeLoop({"cw", 3, LoopKind::kCooperative}, {Node::MakeStmt(load_w)}),
-           Node::MakeStmt(zero),
-           Node::MakeLoop({"r", 3, LoopKind::kUnrolled}, {Node::MakeStmt(mac)}),
-           Node::MakeStmt(store)})}));
+      {Node::MakeLoop({"tx", 16, LoopKind::kThreadX},
+                      {Node::MakeLoop({"c", 18, LoopKind::kCooperative}, {Node::MakeStmt(load)}),
+                       Node::MakeLoop({"cw", 3, LoopKind::kCooperative}, {Node::MakeStmt(load_w)}),
+                       Node::MakeStmt(zero),
+                       Node::MakeLoop({"r", 3, LoopKind::kUnrolled}, {Node::MakeStmt(mac)}),
+                       Node::MakeStmt(store)})}));
   return nest;
 }
 
@@ -83,11 +84,12 @@ LoopNest VectorCopy(int64_t in_columns, int64_t offset) {
   nest.name = "vcopy";
   int in = nest.AddTensor({"in", {4, in_columns}, "RC", DType::kFloat32, TensorRole::kInput, 0});
   int out = nest.AddTensor({"out", {4, 8}, "RC", DType::kFloat32, TensorRole::kOutput});
-  Stmt copy{StmtKind::kCopy, {out, {E::Var("t"), E::Var("v")}},
+  Stmt copy{StmtKind::kCopy,
+            {out, {E::Var("t"), E::Var("v")}},
             {in, {E::Var("t"), E::Var("v") + E::Const(offset)}}};
-  nest.body.push_back(Node::MakeLoop(
-      {"t", 4, LoopKind::kThreadX},
-      {Node::MakeLoop({"v", 8, LoopKind::kVectorized}, {Node::MakeStmt(copy)})}));
+  nest.body.push_back(
+      Node::MakeLoop({"t", 4, LoopKind::kThreadX},
+                     {Node::MakeLoop({"v", 8, LoopKind::kVectorized}, {Node::MakeStmt(copy)})}));
   return nest;
 }
 
@@ -202,11 +204,12 @@ TEST(EmitCuda, PrepareBodyBecomesASecondKernel) {
       {Node::MakeLoop(
           {"i", 16, LoopKind::kThreadX},
           {Node::MakeStmt(Stmt{StmtKind::kZero, {acc, {E::Const(0)}}}),
-           Node::MakeStmt(Stmt{StmtKind::kMultiplyAdd, {acc, {E::Const(0)}},
-                           {x, {E::Var("b", 16) + E::Var("i")}},
-                           {wp, {E::Var("b", 16) + E::Var("i")}}}),
-           Node::MakeStmt(Stmt{StmtKind::kCopy, {out, {E::Var("b", 16) + E::Var("i")}},
-                           {acc, {E::Const(0)}}})})}));
+           Node::MakeStmt(Stmt{StmtKind::kMultiplyAdd,
+                               {acc, {E::Const(0)}},
+                               {x, {E::Var("b", 16) + E::Var("i")}},
+                               {wp, {E::Var("b", 16) + E::Var("i")}}}),
+           Node::MakeStmt(Stmt{
+               StmtKind::kCopy, {out, {E::Var("b", 16) + E::Var("i")}}, {acc, {E::Const(0)}}})})}));
   CudaKernel k = EmitCuda(nest, "scaled");
   EXPECT_TRUE(k.has_prepare);
   EXPECT_EQ(k.prepared_floats, 32);

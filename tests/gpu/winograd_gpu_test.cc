@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/reference.h"
+#include "cuda/template_util.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 #include "glimpse/gpu.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/random.h"
-#include "cuda/template_util.h"
+#include "glimpse/reference.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -333,7 +333,7 @@ double SmallestPassingRtol(const std::string& op_text, const LoopNest& nest) {
   for (int i = 0; i < 40; ++i) {
     const double mid = std::sqrt(lo * hi);
     const bool pass = FirstMismatch(reference, out.data(), static_cast<int64_t>(out.size()),
-                                         OperatorReductionLength(op), mid) < 0;
+                                    OperatorReductionLength(op), mid) < 0;
     (pass ? hi : lo) = mid;
   }
   return hi;

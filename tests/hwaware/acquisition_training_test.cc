@@ -17,9 +17,9 @@ namespace glimpse {
 namespace {
 
 using testing::CommandRun;
-using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
+using testing::RunGlimpseCommand;
 
 TEST(AcquisitionTrainingTest, ReturnsSumTheFutureRewards) {
   EXPECT_EQ(hwaware::ReturnsOf({-1.0, -0.5, -0.25}), (std::vector<double>{-1.75, -0.75, -0.25}));
@@ -152,10 +152,10 @@ TEST(TrainAcquisitionCommandTest, TrainsOnTheBundledSpaces) {
   std::string model = dir + "/acquisition.json";
   std::string tiny =
       " --episodes 2 --episodes-per-space 2 --episode-budget 12 --batch-size 4 --hidden 4";
-  CommandRun run =
-      RunGlimpseCommand("train acquisition --spaces " + RepoDataPath("recorded") +
-                     " --prior none --validity none --iterations 1" + tiny + " --out " + model,
-                 dir);
+  CommandRun run = RunGlimpseCommand("train acquisition --spaces " + RepoDataPath("recorded") +
+                                         " --prior none --validity none --iterations 1" + tiny +
+                                         " --out " + model,
+                                     dir);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.err.find("acquisition: iteration 1/1, mean return"), std::string::npos) << run.err;
   EXPECT_NE(run.out.find("wrote " + model + " (2 training spaces)"), std::string::npos) << run.out;
@@ -167,8 +167,8 @@ TEST(TrainAcquisitionCommandTest, TrainsOnTheBundledSpaces) {
 
   // The shipped models saw every GPU: using them with an exclusion is warned about.
   run = RunGlimpseCommand("train acquisition --spaces " + RepoDataPath("recorded") +
-                       " --exclude-device A100" + tiny + " --iterations 0 --out " + model,
-                   dir);
+                              " --exclude-device A100" + tiny + " --iterations 0 --out " + model,
+                          dir);
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.err.find("saw the excluded GPU"), std::string::npos) << run.err;
 }

@@ -18,9 +18,9 @@ namespace glimpse {
 namespace {
 
 using testing::CommandRun;
-using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
+using testing::RunGlimpseCommand;
 
 // ---- Synthetic GPUs whose best tile follows their shared memory
 

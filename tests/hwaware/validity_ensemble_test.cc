@@ -18,9 +18,9 @@ namespace glimpse {
 namespace {
 
 using testing::CommandRun;
-using testing::RunGlimpseCommand;
 using testing::MakeTempDir;
 using testing::RepoDataPath;
+using testing::RunGlimpseCommand;
 
 // ---- Synthetic GPUs and spaces
 
@@ -341,10 +341,10 @@ void WriteSyntheticCache(const std::string& path, const std::string& alias) {
 TEST(TrainValidityCommandTest, TrainsOnARecordedSpaceOfTheRepository) {
   std::string dir = MakeTempDir("glimpse-train");
   std::string model_path = dir + "/pnpoly.json";
-  CommandRun run =
-      RunGlimpseCommand("train validity --spaces " + RepoDataPath("recorded/pnpoly/RTX_3090.json.gz") +
-                     " --out " + model_path,
-                 dir);
+  CommandRun run = RunGlimpseCommand("train validity --spaces " +
+                                         RepoDataPath("recorded/pnpoly/RTX_3090.json.gz") +
+                                         " --out " + model_path,
+                                     dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("pnpoly (1 GPUs)"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("NVIDIA GeForce RTX 3090"), std::string::npos) << run.out;
@@ -374,10 +374,10 @@ TEST(TrainValidityCommandTest, SeveralGpusWithAnExcludedOneAndErrors) {
   std::ofstream(dir + "/spaces/smem/notes.json") << "{\"not\": \"a space\"}";
   std::string model_path = dir + "/model.json";
   CommandRun run = RunGlimpseCommand("train validity --spaces " + dir +
-                                  "/spaces --exclude-device A100 --tau 0.25"
-                                  " --out " +
-                                  model_path,
-                              dir);
+                                         "/spaces --exclude-device A100 --tau 0.25"
+                                         " --out " +
+                                         model_path,
+                                     dir);
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
   EXPECT_NE(run.out.find("A100.json: NVIDIA A100-PCIE-40GB is excluded"), std::string::npos)
       << run.out;
@@ -408,9 +408,9 @@ TEST(TrainValidityCommandTest, SeveralGpusWithAnExcludedOneAndErrors) {
   EXPECT_EQ(bad_tau.exit_code, 2);
   EXPECT_NE(bad_tau.err.find("tau 1.5 is out of range"), std::string::npos) << bad_tau.err;
   CommandRun bad_device =
-      RunGlimpseCommand("train validity --spaces " + dir + "/spaces --exclude-device NoSuchGpu --out " +
-                     dir + "/x.json",
-                 dir);
+      RunGlimpseCommand("train validity --spaces " + dir +
+                            "/spaces --exclude-device NoSuchGpu --out " + dir + "/x.json",
+                        dir);
   EXPECT_EQ(bad_device.exit_code, 2);
   EXPECT_NE(bad_device.err.find("NoSuchGpu"), std::string::npos) << bad_device.err;
 }

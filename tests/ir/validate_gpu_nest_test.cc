@@ -22,10 +22,10 @@ std::string ErrorOf(const std::function<void()>& fn) {
   return "";
 }
 
-#define EXPECT_REJECTED(nest, text)                                      \
-  do {                                                                   \
-    std::string message_ = ErrorOf([&] { ValidateGpuNest(nest); });     \
-    EXPECT_NE(message_.find(text), std::string::npos) << message_;       \
+#define EXPECT_REJECTED(nest, text)                                 \
+  do {                                                              \
+    std::string message_ = ErrorOf([&] { ValidateGpuNest(nest); }); \
+    EXPECT_NE(message_.find(text), std::string::npos) << message_;  \
   } while (0)
 
 // out[64] = in[64] through a shared tile per block: 4 blocks × 16 threads, a cooperative copy of
@@ -67,8 +67,8 @@ TEST(ValidateGpuNest, RejectsBindingsBelowTheLeadingChains) {
   EXPECT_REJECTED(nest, "'late' is bound to blockIdx.y");
   // A thread-bound loop below a serial loop.
   LoopNest serial = TiledCopy();
-  ThreadLoop(serial).body.push_back(Node::MakeLoop(
-      {"s", 2}, {Node::MakeLoop({"ty", 2, LoopKind::kThreadY}, {})}));
+  ThreadLoop(serial).body.push_back(
+      Node::MakeLoop({"s", 2}, {Node::MakeLoop({"ty", 2, LoopKind::kThreadY}, {})}));
   EXPECT_REJECTED(serial, "'ty' is bound to threadIdx.y");
 }
 
@@ -77,9 +77,9 @@ TEST(ValidateGpuNest, RejectsTopLevelNodesWithDifferentLaunchShapes) {
   int out = nest.TensorIndex("out");
   Stmt zero{StmtKind::kZero, {out, {E::Var("bx2", 16) + E::Var("tx2")}}};
   // Same grid, block of 8 × 2 threads instead of 16: fine only if the product matches per axis.
-  nest.body.push_back(Node::MakeLoop(
-      {"bx2", 4, LoopKind::kBlockX},
-      {Node::MakeLoop({"tx2", 16, LoopKind::kThreadX}, {Node::MakeStmt(zero)})}));
+  nest.body.push_back(
+      Node::MakeLoop({"bx2", 4, LoopKind::kBlockX},
+                     {Node::MakeLoop({"tx2", 16, LoopKind::kThreadX}, {Node::MakeStmt(zero)})}));
   EXPECT_NO_THROW(ValidateGpuNest(nest));
   nest.FindLoop("tx2").kind = LoopKind::kThreadY;
   EXPECT_REJECTED(nest, "same grid and block");
@@ -151,8 +151,7 @@ TEST(ValidateGpuNest, ChecksThePrepareBodyToo) {
   nest.tensors[nest.TensorIndex("in")].constant = true;
   int packed = nest.AddTensor({"Wp", {64}, "N", DType::kFloat32, TensorRole::kPrepared});
   Stmt pack{StmtKind::kCopy, {packed, {E::Var("pi")}}, {nest.TensorIndex("in"), {E::Var("pi")}}};
-  nest.prepare.push_back(
-      Node::MakeLoop({"pi", 64, LoopKind::kParallel}, {Node::MakeStmt(pack)}));
+  nest.prepare.push_back(Node::MakeLoop({"pi", 64, LoopKind::kParallel}, {Node::MakeStmt(pack)}));
   EXPECT_REJECTED(nest, "prepare: loop 'pi' is parallel");
   nest.prepare[0].loop.kind = LoopKind::kThreadX;
   EXPECT_NO_THROW(ValidateGpuNest(nest));

@@ -1,12 +1,12 @@
 // The XGBoost cost model: ranking quality, persistence with feature versions, transfer margins.
+#include "glimpse/cost_model.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
-
-#include "glimpse/cost_model.h"
 #include "glimpse/error.h"
 #include "model/ranking.h"
 #include "model_fixtures.h"

@@ -61,9 +61,7 @@ class BowlDevice {
 
   static std::vector<double> DefaultTarget() { return {7, 3, 5, 2, 1}; }
 
-  bool Fails(const Config& config) const {
-    return config.indices[0] * config.indices[1] > 56;
-  }
+  bool Fails(const Config& config) const { return config.indices[0] * config.indices[1] > 56; }
   double TimeOf(const Config& config) const {
     static const double kWeights[4] = {0.08, 0.12, 0.1, 0.15};
     double sum = 0.0;

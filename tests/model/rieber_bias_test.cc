@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "model/rieber_init.h"
 #include "glimpse/model_search.h"
+#include "model/rieber_init.h"
 #include "model_fixtures.h"
 
 namespace glimpse {

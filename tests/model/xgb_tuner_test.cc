@@ -107,8 +107,8 @@ TEST(XgbTunerTest, BeatsRandomSearchOnASmoothSpace) {
   for (size_t i = 0; i < xgb.size(); ++i) {
     std::cout << "seed " << i + 1 << ": xgb " << xgb[i] << ", random " << random[i] << "\n";
   }
-  std::cout << "best time / optimum after 200 measurements, median of 5 seeds: xgb "
-            << xgb_median << ", random " << random_median << "\n";
+  std::cout << "best time / optimum after 200 measurements, median of 5 seeds: xgb " << xgb_median
+            << ", random " << random_median << "\n";
   // The regret (ratio − 1) of the model-based search is a small fraction of random search's.
   EXPECT_LT(xgb_median - 1.0, 0.25 * (random_median - 1.0));
   EXPECT_LT(xgb_median, 1.05);

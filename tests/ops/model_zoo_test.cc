@@ -88,7 +88,8 @@ TEST(ModelZooTest, EveryLayerIsNamedOnceWithFoldedBiasAndNoFusedRelu) {
       // Batch 1: a dense layer's rows, a convolution's images.
       EXPECT_EQ(json[json["op"] == "dense" ? "M" : "N"], 1) << layer.name;
       // Every operator round-trips through the text form users pass to --op.
-      EXPECT_EQ(OperatorToString(ParseOperator(OperatorToString(layer.op))), OperatorToString(layer.op));
+      EXPECT_EQ(OperatorToString(ParseOperator(OperatorToString(layer.op))),
+                OperatorToString(layer.op));
     }
   }
 }
@@ -198,8 +199,8 @@ TEST(ModelZooTest, UnknownModelListsTheKnownOnes) {
 TEST(ModelZooTest, ExtractTasksMergesIdenticalOperatorsInFirstOccurrenceOrder) {
   Operator a = ParseOperator("dense:M=1,N=8,K=4");
   Operator b = ParseOperator("dense:M=1,N=8,K=4,bias=1");  // differs in the bias only
-  std::vector<ModelTask> tasks =
-      ExtractTasks({{"x", b}, {"y", a}, {"z", b}, {"w", ParseOperator("dense:K=4,N=8,M=1,bias=1")}});
+  std::vector<ModelTask> tasks = ExtractTasks(
+      {{"x", b}, {"y", a}, {"z", b}, {"w", ParseOperator("dense:K=4,N=8,M=1,bias=1")}});
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].op_text, OperatorToString(b));
   EXPECT_EQ(tasks[0].weight, 3);

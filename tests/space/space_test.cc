@@ -538,7 +538,6 @@ TEST(ConfigSpaceTest, ConcurrentUse) {
   EXPECT_EQ(total.load(), valid.size());
 }
 
-
 // An AutoTVM-style conv2d space of 4.5·10^7 raw points (the benchmark's, on a smaller problem):
 // too big to brute-force, so the pruned, multi-threaded enumeration is checked against IsValid on
 // random raw points.

@@ -1,11 +1,11 @@
 // `glimpse db list|best|export|import`: reading and moving the tuning database.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <functional>
-#include <set>
 #include <iostream>
 #include <memory>
-
-#include <fmt/format.h>
+#include <set>
 
 #include "commands.h"
 #include "format.h"
@@ -77,7 +77,8 @@ void RunList(const DatabaseFlags& flags) {
 }
 
 void RunBest(const DatabaseFlags& flags) {
-  if (flags.top_k <= 0) throw Error("-k must be a positive count (got " + std::to_string(flags.top_k) + ")");
+  if (flags.top_k <= 0)
+    throw Error("-k must be a positive count (got " + std::to_string(flags.top_k) + ")");
   Database database = OpenExisting(flags.path);
   std::vector<WorkloadEntry> workloads;
   if (flags.workload.empty()) {
@@ -91,7 +92,9 @@ void RunBest(const DatabaseFlags& flags) {
     if (flags.json) {
       Json rows = Json::array();
       for (const TuningRecord& r : best) {
-        rows.push_back({{"device", r.device}, {"config", r.config}, {"time_s", r.time_s},
+        rows.push_back({{"device", r.device},
+                        {"config", r.config},
+                        {"time_s", r.time_s},
                         {"strategy", r.strategy}});
       }
       out.push_back({{"workload_key", workload.key}, {"name", workload.name}, {"best", rows}});
@@ -131,9 +134,9 @@ void WithOutput(const std::string& output, const std::function<void(std::ostream
 void ReportExport(const DatabaseFlags& flags, int64_t count) {
   bool to_stdout = flags.output.empty() || flags.output == "-";
   if (flags.json && !to_stdout) {
-    std::cout << Json({{"exported", count}, {"format", flags.format}, {"file", flags.output}})
-                     .dump(2)
-              << "\n";
+    std::cout
+        << Json({{"exported", count}, {"format", flags.format}, {"file", flags.output}}).dump(2)
+        << "\n";
   } else {
     std::cerr << fmt::format("exported {} records\n", count);
   }
@@ -143,9 +146,8 @@ void RunExport(const DatabaseFlags& flags) {
   Database database = OpenExisting(flags.path);
   if (flags.format == "jsonl") {
     int64_t count = 0;
-    WithOutput(flags.output, [&](std::ostream& out) {
-      count = database.ExportJsonLines(out, flags.workload);
-    });
+    WithOutput(flags.output,
+               [&](std::ostream& out) { count = database.ExportJsonLines(out, flags.workload); });
     ReportExport(flags, count);
     return;
   }
@@ -192,7 +194,8 @@ void RunImport(const DatabaseFlags& flags) {
     return;
   }
   if (flags.format != "recorded") {
-    throw Error("--format '" + flags.format + "': known for import: jsonl, recorded (a Kernel Tuner "
+    throw Error("--format '" + flags.format +
+                "': known for import: jsonl, recorded (a Kernel Tuner "
                 "cache or T4 file)");
   }
   RecordedSpace recorded = flags.import_source.Load();
@@ -248,8 +251,9 @@ void AddDatabaseCommand(CLI::App& app) {
   best->add_flag("--json", flags->json, "print as JSON");
   best->callback([flags] { RunBest(*flags); });
 
-  CLI::App* exp = db->add_subcommand("export", "Write records as JSON lines, or as a Kernel Tuner "
-                                               "cache / T4 file (one workload, one device)");
+  CLI::App* exp = db->add_subcommand("export",
+                                     "Write records as JSON lines, or as a Kernel Tuner "
+                                     "cache / T4 file (one workload, one device)");
   add_path(exp);
   exp->add_option("--format", flags->format, "jsonl, kt-cache or t4")->capture_default_str();
   exp->add_option("--workload", flags->workload, "workload key (or a unique prefix of it)");

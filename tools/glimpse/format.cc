@@ -1,10 +1,10 @@
 #include "format.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
-
-#include <fmt/format.h>
 
 namespace glimpse::cli {
 

@@ -1,10 +1,9 @@
 // glimpse — the command line. Thin: parse, call the library, print.
 //
 // Exit codes: 0 success; 2 bad input (one line "glimpse: error: …" on stderr); 3 an internal error.
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "commands.h"
 #include "glimpse/error.h"

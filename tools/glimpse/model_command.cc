@@ -80,8 +80,9 @@ void RunShow(const ModelFlags& flags) {
     out["flops"] = total;
     out["layers"] = Json::array();
     for (const ModelLayer& layer : layers) {
-      out["layers"].push_back(
-          {{"name", layer.name}, {"op", OperatorToString(layer.op)}, {"flops", OperatorFlops(layer.op)}});
+      out["layers"].push_back({{"name", layer.name},
+                               {"op", OperatorToString(layer.op)},
+                               {"flops", OperatorFlops(layer.op)}});
     }
     out["tasks"] = Json::array();
     for (const ModelTask& task : tasks) {
@@ -103,7 +104,8 @@ void RunShow(const ModelFlags& flags) {
   layer_table.AlignLeft({"layer", "operator"});
   for (size_t i = 0; i < layers.size(); ++i) {
     layer_table.AddRow({std::to_string(i + 1), layers[i].name,
-                        CompactOp(OperatorToString(layers[i].op)), Mflop(OperatorFlops(layers[i].op))});
+                        CompactOp(OperatorToString(layers[i].op)),
+                        Mflop(OperatorFlops(layers[i].op))});
   }
   layer_table.Print(std::cout);
 

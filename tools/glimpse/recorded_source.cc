@@ -27,8 +27,9 @@ void RecordedSourceFlags::AddTo(CLI::App* command, bool positional) {
 
 RecordedSpace RecordedSourceFlags::Load() const {
   if (path.empty()) {
-    throw Error("--space is required: a recorded space to replay (or tune generated kernels "
-                "with --target cpu and --model NAME or --op TEXT)");
+    throw Error(
+        "--space is required: a recorded space to replay (or tune generated kernels "
+        "with --target cpu and --model NAME or --op TEXT)");
   }
   ReplayLoadOptions options;
   options.t1_path = t1_path;

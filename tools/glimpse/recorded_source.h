@@ -2,10 +2,9 @@
 // shared by `glimpse tune`, `glimpse space show` and `glimpse db import`.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "glimpse/replay.h"
 

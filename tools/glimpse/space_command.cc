@@ -1,9 +1,9 @@
 // `glimpse space show FILE`: what a recorded space holds.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "format.h"
@@ -68,8 +68,8 @@ void RunShow(const SpaceFlags& flags) {
                            task.WorkloadKey());
   Table knobs({"knob", "kind", "values", ""});
   for (const Knob& knob : space.knobs()) {
-    knobs.AddRow({knob.name(), KnobKindName(knob.kind()), std::to_string(knob.size()),
-                  ValuesPreview(knob)});
+    knobs.AddRow(
+        {knob.name(), KnobKindName(knob.kind()), std::to_string(knob.size()), ValuesPreview(knob)});
   }
   knobs.Print(std::cout);
   std::cout << "\n";
@@ -85,8 +85,8 @@ void RunShow(const SpaceFlags& flags) {
   line("valid (restrictions)", FormatCount(static_cast<int64_t>(valid)));
   line("recorded", FormatCount(recorded_valid));
   if (recorded.outside_restrictions > 0) {
-    line("recorded, not valid", FormatCount(recorded.outside_restrictions) +
-                                    " (break a restriction; ignored)");
+    line("recorded, not valid",
+         FormatCount(recorded.outside_restrictions) + " (break a restriction; ignored)");
   }
   if (missing > 0) line("valid, not recorded", FormatCount(missing) + " (count as failed)");
   for (const auto& [status, count] : by_status) {

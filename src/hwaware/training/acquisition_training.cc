@@ -222,9 +222,10 @@ PolicyEpisode RunEpisode(const ValidityTrainingSpace& space, double optimum_s,
 
 void Validate(const AcquisitionTrainingOptions& o) {
   if (o.episodes_per_space < 1 || o.episodes_per_iteration % o.episodes_per_space != 0) {
-    throw Error(fmt::format("acquisition training: episodes_per_space {} must be ≥ 1 and divide "
-                            "episodes_per_iteration {}",
-                            o.episodes_per_space, o.episodes_per_iteration));
+    throw Error(
+        fmt::format("acquisition training: episodes_per_space {} must be ≥ 1 and divide "
+                    "episodes_per_iteration {}",
+                    o.episodes_per_space, o.episodes_per_iteration));
   }
   if (o.iterations < 0 || o.episodes_per_iteration < 1 || o.episode_budget < 1 ||
       o.batch_size < 1 || o.hidden < 1 || !(o.learning_rate > 0) || !(o.entropy_bonus >= 0)) {

@@ -90,8 +90,8 @@ PriorGenerator PriorGenerator::Train(const std::vector<PriorTrainingExample>& ex
     model.final_loss_ = loss_of(&per_row).item<double>();
   }
   if (options.epochs == 0) initial = model.final_loss_;
-  model.network_ = std::make_unique<Network>(
-      hwaware::ToPriorNetwork(net, options.hidden, options.embedding));
+  model.network_ =
+      std::make_unique<Network>(hwaware::ToPriorNetwork(net, options.hidden, options.embedding));
 
   model.options_ = options;
   model.blueprint_components_ = static_cast<int>(components);

@@ -27,9 +27,8 @@ void LoadDenseLayer(const DenseLayer& layer, torch::nn::Linear& linear) {
                             layer.inputs, layer.outputs, linear->weight.size(1),
                             linear->weight.size(0)));
   }
-  linear->weight.copy_(
-      torch::from_blob(const_cast<float*>(layer.weight.data()), {layer.outputs, layer.inputs},
-                       torch::kFloat32));
+  linear->weight.copy_(torch::from_blob(const_cast<float*>(layer.weight.data()),
+                                        {layer.outputs, layer.inputs}, torch::kFloat32));
   linear->bias.copy_(
       torch::from_blob(const_cast<float*>(layer.bias.data()), {layer.outputs}, torch::kFloat32));
 }
