@@ -5,8 +5,8 @@
 include(CMakePackageConfigHelpers)
 
 set(glimpse_exported_libraries)
-foreach(area space measure database replay tuner loop model ir ops codegen process cpu cuda_driver
-             cuda evaluation hardware hwaware)
+foreach(area space measure database replay tuner loop model ir ops codegen process target cpu
+             cuda_driver cuda tasks evaluation hardware hwaware)
   list(APPEND glimpse_exported_libraries glimpse_${area})
 endforeach()
 

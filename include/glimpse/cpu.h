@@ -34,6 +34,7 @@
 #include "glimpse/measure.h"
 #include "glimpse/ops.h"
 #include "glimpse/space.h"
+#include "glimpse/target.h"
 #include "glimpse/task.h"
 #include "glimpse/validity.h"
 
@@ -160,6 +161,32 @@ class CompileValidityChecker : public ValidityChecker {
  private:
   const Task& task_;
   CpuBuilder builder_;
+};
+
+// ---- Target
+
+struct CpuTargetOptions {
+  int threads = 0;              // the runner's OpenMP threads; 0: every CPU this process may use
+  int build_jobs = 0;           // compiler processes at once; 0: one per CPU
+  double build_timeout_s = 60;  // per compiler run
+};
+
+// This CPU as a tuning target (glimpse/target.h): MakeCpuTask, CpuBuilder, CpuRunner,
+// CompileValidityChecker.
+class CpuTarget : public Target {
+ public:
+  explicit CpuTarget(CpuTargetOptions options = {});
+  std::string Name() const override { return "cpu"; }
+  std::string Device() const override;
+  Task MakeTask(const Operator& op) const override;
+  std::unique_ptr<Builder> MakeBuilder(const std::string& work_dir) const override;
+  std::unique_ptr<Runner> MakeRunner(const Task& task, double timeout_s) const override;
+  std::shared_ptr<ValidityChecker> MakeValidityChecker(const Task& task,
+                                                       const std::string& work_dir) const override;
+
+ private:
+  CpuBuilderOptions BuildOptions(const std::string& work_dir) const;
+  CpuTargetOptions options_;
 };
 
 }  // namespace glimpse

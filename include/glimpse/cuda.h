@@ -22,6 +22,7 @@
 #include "glimpse/gpu.h"
 #include "glimpse/hardware.h"
 #include "glimpse/measure.h"
+#include "glimpse/target.h"
 #include "glimpse/task.h"
 #include "glimpse/validity.h"
 
@@ -333,6 +334,41 @@ class GpuRunner : public Runner {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+// ---- Target
+
+struct CudaTargetOptions {
+  std::string arch;             // what kernels are compiled for ("sm_90"); required
+  bool build_only = false;      // compile and check against the limits, never run
+  int device = 0;               // CUDA device ordinal (measured runs)
+  int build_jobs = 0;           // NVRTC children at once; 0: one per CPU
+  double build_timeout_s = 60;  // per compilation
+};
+
+// An NVIDIA GPU as a tuning target (glimpse/target.h): MakeGpuTask, GpuBuilder (checked against
+// the live device's own limits when the kernels are for its architecture, else the
+// architecture's), GpuRunner — or BuildOnlyRunner for a build-only run —,
+// CompileCudaValidityChecker; the device described by GpuSpecOfDevice. `device` is the queried
+// device, nullopt without one (then only a build-only run can go on: Error otherwise).
+class CudaTarget : public Target {
+ public:
+  CudaTarget(CudaTargetOptions options, std::optional<CudaDeviceInfo> device);
+  std::string Name() const override { return "cuda"; }
+  std::string Device() const override;
+  std::string Arch() const override { return options_.arch; }
+  bool Measures() const override { return !options_.build_only; }
+  Task MakeTask(const Operator& op) const override;
+  std::unique_ptr<Builder> MakeBuilder(const std::string& work_dir) const override;
+  std::unique_ptr<Runner> MakeRunner(const Task& task, double timeout_s) const override;
+  std::shared_ptr<ValidityChecker> MakeValidityChecker(const Task& task,
+                                                       const std::string& work_dir) const override;
+  std::shared_ptr<const GpuSpec> DescribeDevice(std::vector<std::string>& notes) const override;
+
+ private:
+  GpuBuilderOptions BuildOptions(const std::string& work_dir) const;
+  CudaTargetOptions options_;
+  std::optional<CudaDeviceInfo> device_;
 };
 
 }  // namespace glimpse

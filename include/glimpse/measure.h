@@ -117,4 +117,12 @@ class NullBuilder : public Builder {
   std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) override;
 };
 
+// The runner of a build-only run: a built candidate is ok with no time (+inf: it cannot be among
+// the best), a failed build passes through; the cost is the compile time.
+class BuildOnlyRunner : public Runner {
+ public:
+  std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
+                                 const std::vector<BuildResult>& builds) override;
+};
+
 }  // namespace glimpse

@@ -44,4 +44,22 @@ std::vector<BuildResult> NullBuilder::Build(const std::vector<MeasureInput>& inp
   return std::vector<BuildResult>(inputs.size());
 }
 
+std::vector<MeasureResult> BuildOnlyRunner::Run(const std::vector<MeasureInput>& inputs,
+                                                const std::vector<BuildResult>& builds) {
+  if (inputs.size() != builds.size()) {
+    throw Error("build-only runner: " + std::to_string(inputs.size()) + " inputs but " +
+                std::to_string(builds.size()) + " builds");
+  }
+  std::vector<MeasureResult> results(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    MeasureResult& result = results[i];
+    result.status = builds[i].status;
+    result.error = builds[i].error;
+    result.compile_time_s = builds[i].compile_time_s;
+    result.cost_s = builds[i].compile_time_s;
+    result.time_s = std::numeric_limits<double>::infinity();
+  }
+  return results;
+}
+
 }  // namespace glimpse

@@ -10,7 +10,7 @@
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
-#include "tune_cpu_report.h"
+#include "tune_report.h"
 
 namespace glimpse::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "glimpse/model_zoo.h"
-#include "tune_cpu_report.h"
+#include "glimpse/tune_tasks.h"
 #include "tune_flags.h"
 
 namespace glimpse::cli {
@@ -24,13 +24,23 @@ void CheckMachineFlags(const TuneFlags& flags);
 // Measurement budget per task: --budget for each, or --global-budget split over the tasks that
 // can be tuned (SplitGlobalBudget); 0 where only --time-budget limits a task. Sets `kind`
 // ("per-task", "global", "time") and `total` for the report.
-std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<CpuTaskOutcome>& tasks,
+std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<TaskOutcome>& tasks,
                              std::string& kind, int64_t& total);
 
 // Seconds a candidate may take (check and timing): --run-timeout, or by default its default plus
 // 4 s per GFLOP of the operator, since a fresh worker computes the reference output on the CPU
 // within the time of its first candidate.
 double RunTimeout(const TuneFlags& flags, const ModelTask& task);
+
+// The part of `glimpse tune --target cpu|cuda` after every check: the kernel directory and the
+// database are made, the report's tasks (PlanTasks) are tuned with their `budgets` (TuneTasks)
+// and the report is printed (a table, or JSON with --json).
+void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksReport& report,
+                        const std::vector<int64_t>& budgets, const TuneOptions& options,
+                        const Json& tuner_options);
+
+// The index of the first task that can be tuned (PlanTasks guarantees one).
+size_t FirstTunable(const std::vector<TaskOutcome>& tasks);
 
 // The directory compiled kernels go to: --kernel-dir (created, kept), or a temporary one removed
 // at the end, so that a long run does not leave thousands of files behind.

@@ -1,9 +1,10 @@
 // `glimpse tune --target cpu`: the distinct operators of a zoo model (--model) or the given ones
 // (--op), tuned one after the other on this machine, each as its own workload in the database.
 //
-// Map: SelectLayers → ExtractTasks → MakeCpuTask per task (a missing template marks that task,
-// it does not stop the others) → budgets → every flag checked → [kernel dir, database, builder,
-// runner] → Tune per task → report. Nothing is written before every check has passed.
+// Map: SelectLayers → PlanTasks on a CpuTarget (a missing template marks that task, it does not
+// stop the others) → budgets → every flag checked → [kernel dir, database] → TuneTasks → report.
+// Nothing is written before every check has passed. TuneTasksAndReport is shared with --target
+// cuda (tune_cuda.cc).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -19,8 +20,8 @@
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
 #include "tune_common.h"
-#include "tune_cpu_report.h"
 #include "tune_flags.h"
+#include "tune_report.h"
 #include "tuner_options.h"
 
 namespace glimpse::cli {
@@ -89,7 +90,7 @@ void CheckMachineFlags(const TuneFlags& flags) {
 
 // Measurement budget per task: --budget for each, or --global-budget split over the tasks that
 // can be tuned (SplitGlobalBudget); 0 where only --time-budget limits a task.
-std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<CpuTaskOutcome>& tasks,
+std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<TaskOutcome>& tasks,
                              std::string& kind, int64_t& total) {
   std::vector<int64_t> budgets(tasks.size(), 0);
   if (flags.Given("--global-budget")) {
@@ -105,12 +106,12 @@ std::vector<int64_t> Budgets(const TuneFlags& flags, const std::vector<CpuTaskOu
                       flags.global_budget));
     }
     std::vector<ModelTask> tunable;
-    for (const CpuTaskOutcome& outcome : tasks) {
-      if (outcome.error.empty()) tunable.push_back(outcome.task);
+    for (const TaskOutcome& outcome : tasks) {
+      if (outcome.Tunable()) tunable.push_back(outcome.task);
     }
     std::vector<int64_t> shares = SplitGlobalBudget(tunable, flags.global_budget);
     for (size_t i = 0, j = 0; i < tasks.size(); ++i) {
-      if (tasks[i].error.empty()) budgets[i] = shares[j++];
+      if (tasks[i].Tunable()) budgets[i] = shares[j++];
     }
     kind = "global";
     total = flags.global_budget;
@@ -154,103 +155,62 @@ KernelDir::~KernelDir() {
   if (remove_) fs::remove_all(path_, ignored);
 }
 
-namespace {
-
-// Validity checks of task `index` compile into their own directory: each builder numbers its
-// units from 0, and two builders must never write the same file.
-CpuBuilderOptions CheckerBuildOptions(CpuBuilderOptions options, size_t index) {
-  options.work_dir = (fs::path(options.work_dir) / fmt::format("validity-{}", index)).string();
-  return options;
+size_t FirstTunable(const std::vector<TaskOutcome>& tasks) {
+  size_t first = 0;
+  while (first < tasks.size() && !tasks[first].Tunable()) ++first;
+  return first;
 }
 
-}  // namespace
+void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksReport& report,
+                        const std::vector<int64_t>& budgets, const TuneOptions& options,
+                        const Json& tuner_options) {
+  KernelDir kernel_dir(flags.kernel_dir);
+  std::optional<Database> database;
+  if (!flags.no_database) database.emplace(flags.database);
+  for (size_t i = 0; i < report.tasks.size(); ++i) {
+    if (report.tasks[i].Tunable()) report.tasks[i].budget = budgets[i];
+  }
+  TuneTasksOptions tasks;
+  tasks.tuner = flags.tuner;
+  tasks.tuner_options = tuner_options;
+  tasks.tune = options;
+  tasks.run_timeout = [&flags](const ModelTask& task) { return RunTimeout(flags, task); };
+  tasks.work_dir = kernel_dir.path();
+  if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
+  TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
+  if (flags.json) {
+    std::cout << TasksReportToJson(report).dump(2) << "\n";
+  } else {
+    PrintTasksReport(report, std::cout);
+  }
+}
 
 void RunCpuTune(const TuneFlags& flags) {
-  CpuTuneReport report;
+  TasksReport report;
+  report.target = "cpu";
   std::vector<ModelLayer> layers = SelectLayers(flags, report.model);
   report.layers = static_cast<int64_t>(layers.size());
-  report.device = CpuDeviceName();
   report.tuner = flags.tuner;
   report.seed = flags.seed;
   report.database = flags.no_database ? "" : flags.database;
+  CpuTargetOptions target_options;
+  target_options.threads = flags.threads;
+  target_options.build_jobs = flags.build_jobs;
+  target_options.build_timeout_s = flags.build_timeout_s;
+  const CpuTarget target(target_options);
+  report.device = target.Device();
 
-  // A Task per distinct operator; an operator without a template is reported, not tuned.
-  std::vector<std::optional<Task>> tasks;
-  for (ModelTask& task : ExtractTasks(layers)) {
-    CpuTaskOutcome outcome;
-    outcome.task = std::move(task);
-    try {
-      tasks.push_back(MakeCpuTask(outcome.task.op));
-      outcome.workload_key = tasks.back()->WorkloadKey();
-    } catch (const Error& error) {
-      tasks.push_back(std::nullopt);
-      outcome.error = error.what();
-    }
-    report.tasks.push_back(std::move(outcome));
-  }
-  size_t first_tunable = 0;
-  while (first_tunable < tasks.size() && !tasks[first_tunable]) ++first_tunable;
-  if (first_tunable == tasks.size()) {
-    const CpuTaskOutcome& first = report.tasks.front();
-    throw Error(fmt::format("no operator can be tuned: {}: {}", first.task.op_text, first.error));
-  }
-
+  // A task per distinct operator; an operator without a template is reported, not tuned.
+  report.tasks = PlanTasks(target, layers);
   std::vector<int64_t> budgets = Budgets(flags, report.tasks, report.budget_kind, report.budget);
   // Checks the shared flags (budgets of tasks that will be tuned are all positive or all 0).
-  TuneOptions options = MakeTuneOptions(flags, budgets[first_tunable]);
+  TuneOptions options = MakeTuneOptions(flags, budgets[FirstTunable(report.tasks)]);
   CheckMachineFlags(flags);
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
-  const bool validity_init = tuner_options.value("validity_init", false) == true;
 
   // Checks are done: from here on things are written.
-  KernelDir kernel_dir(flags.kernel_dir);
-  CpuBuilderOptions build_options;
-  build_options.work_dir = kernel_dir.path();
-  build_options.parallel_invocations = flags.build_jobs;
-  build_options.timeout_s = flags.build_timeout_s;
-  CpuBuilder builder(build_options);
-  std::optional<Database> database;
-  if (!flags.no_database) database.emplace(flags.database);
-
-  const bool quiet = options.progress == ProgressMode::kQuiet;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    CpuTaskOutcome& outcome = report.tasks[i];
-    std::string where = fmt::format("task {}/{}: {}", i + 1, tasks.size(), outcome.task.op_text);
-    if (!tasks[i]) {
-      if (!quiet) std::cerr << where << ": skipped, " << outcome.error << "\n";
-      continue;
-    }
-    outcome.budget = budgets[i];
-    if (!quiet) {
-      std::cerr << fmt::format("{} (weight {}", where, outcome.task.weight)
-                << (outcome.budget > 0 ? fmt::format(", budget {})\n", outcome.budget) : ")\n");
-    }
-    const Task& task = *tasks[i];
-    TuneOptions task_options = options;
-    task_options.max_measurements = outcome.budget;
-    std::unique_ptr<Tuner> tuner = MakeTuner(flags.tuner, tuner_options);
-    if (validity_init) {
-      task_options.knowledge.validity_checker =
-          std::make_shared<CompileValidityChecker>(task, CheckerBuildOptions(build_options, i));
-    }
-    // A runner per task: its timeout depends on the operator (RunTimeout), and its worker holds
-    // one operator's inputs and reference at a time anyway.
-    CpuRunnerOptions run_options;
-    run_options.threads = flags.threads;
-    run_options.timeout_s = RunTimeout(flags, outcome.task);
-    CpuRunner runner(run_options);
-    TuneSummary summary =
-        Tune(task, *tuner, builder, runner, database ? &*database : nullptr, task_options);
-    if (summary.best_config) outcome.best_config = task.space.ConfigToJson(*summary.best_config);
-    outcome.summary = std::move(summary);
-  }
-
-  if (flags.json) {
-    std::cout << CpuReportToJson(report).dump(2) << "\n";
-  } else {
-    PrintCpuReport(report, std::cout);
-  }
+  TuneTasksAndReport(flags, target, report, budgets, options, tuner_options);
 }
 
 }  // namespace glimpse::cli

@@ -1,8 +1,7 @@
-#include "tune_cpu_report.h"
+#include "tune_report.h"
 
 #include <fmt/format.h>
 
-#include <limits>
 #include <ostream>
 #include <sstream>
 
@@ -13,24 +12,6 @@ namespace glimpse::cli {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-// Σ weight × best time over the tuned tasks, and how many tasks that covers.
-struct LatencyEstimate {
-  double seconds = 0;
-  size_t tasks = 0;
-};
-
-LatencyEstimate EstimateLatency(const CpuTuneReport& report) {
-  LatencyEstimate estimate;
-  for (const CpuTaskOutcome& outcome : report.tasks) {
-    if (outcome.Status() != "tuned") continue;
-    estimate.seconds += static_cast<double>(outcome.task.weight) * outcome.BestTime();
-    ++estimate.tasks;
-  }
-  return estimate;
-}
-
 // The first layer's name, and how many more share the operator: "layer1.0.conv1 +3".
 std::string LayerSummary(const ModelTask& task) {
   if (task.layers.empty()) return "";
@@ -40,19 +21,6 @@ std::string LayerSummary(const ModelTask& task) {
 }
 
 }  // namespace
-
-std::string CpuTaskOutcome::Status() const {
-  if (!error.empty() || !summary) return "no-template";
-  if (build_only) {
-    auto ok = summary->by_status.find(MeasureStatus::kOk);
-    return ok != summary->by_status.end() && ok->second > 0 ? "built" : "all-failed";
-  }
-  return summary->best_config ? "tuned" : "all-failed";
-}
-
-double CpuTaskOutcome::BestTime() const {
-  return Status() == "tuned" ? summary->best_time_s : kInfinity;
-}
 
 std::string CompactOp(const std::string& op_text) {
   size_t colon = op_text.find(':');
@@ -72,7 +40,7 @@ std::string CompactOp(const std::string& op_text) {
   return out;
 }
 
-void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
+void PrintTasksReport(const TasksReport& report, std::ostream& out) {
   const bool model = !report.model.empty();
   std::string what = model ? fmt::format("{}: {} distinct operators of {} layers", report.model,
                                          report.tasks.size(), report.layers)
@@ -100,7 +68,7 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
   Table table(header);
   table.AlignLeft({"operator", "layers", "failures"});
   for (size_t i = 0; i < report.tasks.size(); ++i) {
-    const CpuTaskOutcome& outcome = report.tasks[i];
+    const TaskOutcome& outcome = report.tasks[i];
     std::vector<std::string> row = {std::to_string(i + 1), CompactOp(outcome.task.op_text)};
     if (model) row.push_back(LayerSummary(outcome.task));
     row.push_back(std::to_string(outcome.task.weight));
@@ -155,65 +123,6 @@ void PrintCpuReport(const CpuTuneReport& report, std::ostream& out) {
   }
   out << fmt::format("database: {}\n",
                      report.database.empty() ? "none (--no-db)" : report.database);
-}
-
-Json CpuReportToJson(const CpuTuneReport& report) {
-  Json out;
-  out["target"] = report.target;
-  out["device"] = report.device;
-  if (!report.arch.empty()) out["arch"] = report.arch;
-  out["build_only"] = report.build_only;
-  out["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
-  out["layers"] = report.layers;
-  out["tuner"] = report.tuner;
-  out["seed"] = report.seed;
-  out["budget"] = {{"kind", report.budget_kind}, {"measurements", report.budget}};
-  out["database"] = report.database.empty() ? Json(nullptr) : Json(report.database);
-  out["tasks"] = Json::array();
-  for (const CpuTaskOutcome& outcome : report.tasks) {
-    Json task;
-    task["op"] = outcome.task.op_text;
-    task["operator"] = OperatorName(outcome.task.op);
-    task["status"] = outcome.Status();
-    task["weight"] = outcome.task.weight;
-    task["layers"] = outcome.task.layers;
-    task["flops"] = outcome.task.Flops();
-    task["workload_key"] =
-        outcome.workload_key.empty() ? Json(nullptr) : Json(outcome.workload_key);
-    task["budget"] = outcome.budget;
-    if (!outcome.error.empty()) task["error"] = outcome.error;
-    if (outcome.summary) {
-      const TuneSummary& s = *outcome.summary;
-      task["measurements"] = s.measurements;
-      task["resumed"] = s.resumed;
-      task["failed"] = s.failed;
-      Json by_status = Json::object();
-      for (const auto& [status, count] : s.by_status) by_status[StatusName(status)] = count;
-      task["by_status"] = by_status;
-      task["tuning_time_s"] = s.tuning_time_s;
-      task["elapsed_s"] = s.elapsed_s;
-      task["tuner_s"] = s.tuner_s;
-      task["stop_reason"] = s.stop_reason;
-    }
-    if (outcome.Status() == "tuned") {
-      task["best"] = {{"time_s", outcome.BestTime()},
-                      {"gflops", outcome.task.Flops() / outcome.BestTime() / 1e9},
-                      {"config", outcome.best_config}};
-    } else {
-      task["best"] = nullptr;
-    }
-    out["tasks"].push_back(std::move(task));
-  }
-  LatencyEstimate estimate = EstimateLatency(report);
-  const bool complete = !report.build_only && estimate.tasks == report.tasks.size();
-  out["estimated_latency_s"] = complete ? Json(estimate.seconds) : Json(nullptr);
-  out["latency"] = {{"tuned_tasks", estimate.tasks},
-                    {"tasks", report.tasks.size()},
-                    {"sum_of_tuned_s", estimate.seconds},
-                    {"note",
-                     "sum over tasks of weight x best time; ReLU, residual adds, pooling "
-                     "and other elementwise ops are not tuned and not included"}};
-  return out;
 }
 
 }  // namespace glimpse::cli

@@ -1,0 +1,91 @@
+// glimpse/tune_tasks.h — multi-task tuning, for every target (glimpse/target.h): the distinct
+// operators of a model (or the given ones) as tasks, each tuned with its own budget, a fresh
+// strategy and a runner of its own, into one database; and the report of the run, the same for
+// every target.
+//
+//   std::vector<TaskOutcome> tasks = PlanTasks(target, layers);   // Error: nothing can be tuned
+//   (budgets for the tunable tasks: SplitGlobalBudget, or one each)
+//   TuneTasks(target, tasks, options, &database);                 // fills each outcome
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "glimpse/database.h"
+#include "glimpse/json.h"
+#include "glimpse/model_zoo.h"
+#include "glimpse/target.h"
+#include "glimpse/tuning_loop.h"
+
+namespace glimpse {
+
+// One task of the run and what became of it.
+struct TaskOutcome {
+  ModelTask task;                      // operator, weight, layer names
+  std::string workload_key;            // empty when no Task could be made
+  std::string error;                   // set when the task cannot be tuned (no template)
+  int64_t budget = 0;                  // measurement budget (0: only the time budget limits it)
+  std::optional<TuneSummary> summary;  // set once tuned
+  Json best_config;                    // by knob name; null when nothing succeeded
+  bool build_only = false;             // candidates were built and checked, never run
+
+  bool Tunable() const { return error.empty(); }
+  // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
+  // build-only run, "built" (some candidate built ok).
+  std::string Status() const;
+  double BestTime() const;  // seconds; +inf unless tuned
+};
+
+// The tasks of `layers` on `target`: one per distinct operator (ExtractTasks), with its workload
+// key, or the reason its operator has no template there. Throws Error when no operator can be
+// tuned ("no operator can be tuned on cuda: <op>: <why>").
+std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<ModelLayer>& layers);
+
+struct TuneTasksOptions {
+  std::string tuner = "random";  // registry name (MakeTuner)
+  Json tuner_options = Json::object();
+  TuneOptions tune;  // shared by the tasks; max_measurements: TaskOutcome::budget
+  // Seconds a candidate of `task` may take (its runner's timeout).
+  std::function<double(const ModelTask& task)> run_timeout = [](const ModelTask&) { return 10.0; };
+  std::string work_dir;           // kernels compile here; validity checks in work_dir/validity-<i>
+  std::ostream* log = nullptr;    // a line per task ("task 3/12: … (weight 2, budget 50)")
+  std::ostream* notes = nullptr;  // the device description's notes; null: std::cerr
+};
+
+// Tunes the tunable tasks one after the other with a fresh strategy each (MakeTuner, given what
+// the target knows: its device description for a strategy that reads one, a compile-only
+// validity checker with option validity_init), each as its own workload in `database` (may be
+// null), and fills their outcomes.
+void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
+               const TuneTasksOptions& options, Database* database);
+
+// The run, for a person (the CLI's table) or a script (TasksReportToJson).
+struct TasksReport {
+  std::string target;       // "cpu", "cuda"
+  std::string arch;         // cuda: the architecture kernels were compiled for ("sm_90")
+  bool build_only = false;  // nothing ran, there are no times
+  std::string model;        // canonical zoo name; empty for a list of operators
+  int64_t layers = 0;       // layers the tasks stand for (Σ weights)
+  std::string device;
+  std::string tuner;
+  uint64_t seed = 0;
+  std::string budget_kind;  // "per-task", "global" or "time"
+  int64_t budget = 0;       // per task, or shared
+  std::string database;     // empty without one
+  std::vector<TaskOutcome> tasks;
+};
+
+// Σ weight × best time over the tuned tasks, and how many tasks that covers.
+struct LatencyEstimate {
+  double seconds = 0;
+  size_t tasks = 0;
+};
+LatencyEstimate EstimateLatency(const TasksReport& report);
+
+Json TasksReportToJson(const TasksReport& report);
+
+}  // namespace glimpse

@@ -1,0 +1,61 @@
+// CudaTarget (glimpse/cuda.h): an NVIDIA GPU, or a build-only run for an architecture.
+#include "glimpse/cuda.h"
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+CudaTarget::CudaTarget(CudaTargetOptions options, std::optional<CudaDeviceInfo> device)
+    : options_(std::move(options)), device_(std::move(device)) {
+  if (options_.arch.empty()) throw Error("cuda target: no architecture given");
+  if (!options_.build_only && !device_) {
+    throw Error("cuda target: a measured run needs a CUDA device (or build_only)");
+  }
+}
+
+std::string CudaTarget::Device() const {
+  return options_.build_only ? "build-only " + options_.arch : device_->name;
+}
+
+Task CudaTarget::MakeTask(const Operator& op) const { return MakeGpuTask(op, Device()); }
+
+GpuBuilderOptions CudaTarget::BuildOptions(const std::string& work_dir) const {
+  GpuBuilderOptions build;
+  build.arch = options_.arch;
+  build.work_dir = work_dir;
+  build.parallel_invocations = options_.build_jobs;
+  build.timeout_s = options_.build_timeout_s;
+  // The live device's own limits when the kernels are for it, else its architecture's.
+  build.limits = device_ && device_->Arch() == options_.arch ? ToGpuLimits(*device_)
+                                                             : GpuLimitsForArch(options_.arch);
+  return build;
+}
+
+std::unique_ptr<Builder> CudaTarget::MakeBuilder(const std::string& work_dir) const {
+  return std::make_unique<GpuBuilder>(BuildOptions(work_dir));
+}
+
+std::unique_ptr<Runner> CudaTarget::MakeRunner(const Task& task, double timeout_s) const {
+  if (options_.build_only) return std::make_unique<BuildOnlyRunner>();
+  GpuRunnerOptions run;
+  run.device = options_.device;
+  run.timeout_s = timeout_s;
+  return std::make_unique<GpuRunner>(run);
+}
+
+std::shared_ptr<ValidityChecker> CudaTarget::MakeValidityChecker(
+    const Task& task, const std::string& work_dir) const {
+  return std::make_shared<CompileCudaValidityChecker>(task, BuildOptions(work_dir));
+}
+
+// The table's figures corrected by the query (a MIG slice has fewer SMs than its product).
+std::shared_ptr<const GpuSpec> CudaTarget::DescribeDevice(std::vector<std::string>& notes) const {
+  if (!device_) return nullptr;
+  try {
+    return std::make_shared<const GpuSpec>(GpuSpecOfDevice(*device_, GpuTable::Default(), &notes));
+  } catch (const Error& error) {
+    notes.push_back(std::string(error.what()) + " (the tuner looks the name up instead)");
+    return nullptr;
+  }
+}
+
+}  // namespace glimpse

@@ -1,0 +1,96 @@
+// The outcome of a task and the report of a multi-task run (glimpse/tune_tasks.h).
+#include <limits>
+
+#include "glimpse/tune_tasks.h"
+
+namespace glimpse {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+std::string TaskOutcome::Status() const {
+  if (!error.empty() || !summary) return "no-template";
+  if (build_only) {
+    auto ok = summary->by_status.find(MeasureStatus::kOk);
+    return ok != summary->by_status.end() && ok->second > 0 ? "built" : "all-failed";
+  }
+  return summary->best_config ? "tuned" : "all-failed";
+}
+
+double TaskOutcome::BestTime() const {
+  return Status() == "tuned" ? summary->best_time_s : kInfinity;
+}
+
+LatencyEstimate EstimateLatency(const TasksReport& report) {
+  LatencyEstimate estimate;
+  for (const TaskOutcome& outcome : report.tasks) {
+    if (outcome.Status() != "tuned") continue;
+    estimate.seconds += static_cast<double>(outcome.task.weight) * outcome.BestTime();
+    ++estimate.tasks;
+  }
+  return estimate;
+}
+
+Json TasksReportToJson(const TasksReport& report) {
+  Json out;
+  out["target"] = report.target;
+  out["device"] = report.device;
+  if (!report.arch.empty()) out["arch"] = report.arch;
+  out["build_only"] = report.build_only;
+  out["model"] = report.model.empty() ? Json(nullptr) : Json(report.model);
+  out["layers"] = report.layers;
+  out["tuner"] = report.tuner;
+  out["seed"] = report.seed;
+  out["budget"] = {{"kind", report.budget_kind}, {"measurements", report.budget}};
+  out["database"] = report.database.empty() ? Json(nullptr) : Json(report.database);
+  out["tasks"] = Json::array();
+  for (const TaskOutcome& outcome : report.tasks) {
+    Json task;
+    task["op"] = outcome.task.op_text;
+    task["operator"] = OperatorName(outcome.task.op);
+    task["status"] = outcome.Status();
+    task["weight"] = outcome.task.weight;
+    task["layers"] = outcome.task.layers;
+    task["flops"] = outcome.task.Flops();
+    task["workload_key"] =
+        outcome.workload_key.empty() ? Json(nullptr) : Json(outcome.workload_key);
+    task["budget"] = outcome.budget;
+    if (!outcome.error.empty()) task["error"] = outcome.error;
+    if (outcome.summary) {
+      const TuneSummary& s = *outcome.summary;
+      task["measurements"] = s.measurements;
+      task["resumed"] = s.resumed;
+      task["failed"] = s.failed;
+      Json by_status = Json::object();
+      for (const auto& [status, count] : s.by_status) by_status[StatusName(status)] = count;
+      task["by_status"] = by_status;
+      task["tuning_time_s"] = s.tuning_time_s;
+      task["elapsed_s"] = s.elapsed_s;
+      task["tuner_s"] = s.tuner_s;
+      task["stop_reason"] = s.stop_reason;
+    }
+    if (outcome.Status() == "tuned") {
+      task["best"] = {{"time_s", outcome.BestTime()},
+                      {"gflops", outcome.task.Flops() / outcome.BestTime() / 1e9},
+                      {"config", outcome.best_config}};
+    } else {
+      task["best"] = nullptr;
+    }
+    out["tasks"].push_back(std::move(task));
+  }
+  LatencyEstimate estimate = EstimateLatency(report);
+  const bool complete = !report.build_only && estimate.tasks == report.tasks.size();
+  out["estimated_latency_s"] = complete ? Json(estimate.seconds) : Json(nullptr);
+  out["latency"] = {{"tuned_tasks", estimate.tasks},
+                    {"tasks", report.tasks.size()},
+                    {"sum_of_tuned_s", estimate.seconds},
+                    {"note",
+                     "sum over tasks of weight x best time; ReLU, residual adds, pooling "
+                     "and other elementwise ops are not tuned and not included"}};
+  return out;
+}
+
+}  // namespace glimpse

@@ -1,0 +1,212 @@
+// Multi-task tuning (glimpse/tune_tasks.h) on a stand-in target: tasks per distinct operator, an
+// operator without a template reported and skipped, each task tuned with its own budget, runner
+// and (with validity_init) checker, into one database; the report's JSON.
+#include "glimpse/tune_tasks.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "glimpse/error.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+// time_s = 1 ms / tile: the largest tile is best.
+class TileRunner : public Runner {
+ public:
+  std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
+                                 const std::vector<BuildResult>& builds) override {
+    std::vector<MeasureResult> results(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ConfigView view(inputs[i].task->space, inputs[i].config);
+      results[i].status = MeasureStatus::kOk;
+      results[i].time_s = 1e-3 / static_cast<double>(view.Int("tile"));
+      results[i].samples_s = {results[i].time_s};
+      results[i].cost_s = 0.01;
+    }
+    return results;
+  }
+};
+
+class AllValid : public ValidityChecker {
+ public:
+  std::vector<ValidityResult> Check(const std::vector<Config>& configs) override {
+    return std::vector<ValidityResult>(configs.size(), ValidityResult{true, MeasureStatus::kOk});
+  }
+};
+
+// A target with a template for dense only; it remembers what it was asked for.
+class FakeTarget : public Target {
+ public:
+  std::string Name() const override { return "fake"; }
+  std::string Device() const override { return "Fake Device"; }
+  Task MakeTask(const Operator& op) const override {
+    if (OperatorName(op) != "dense") throw Error("no fake template for " + OperatorName(op));
+    Task task;
+    task.name = OperatorToString(op);
+    task.device = Device();
+    task.description = OperatorToJson(op);
+    task.space.AddKnob(Knob::Ordered(
+        "tile", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32}}));
+    return task;
+  }
+  std::unique_ptr<Builder> MakeBuilder(const std::string& work_dir) const override {
+    builder_dirs.push_back(work_dir);
+    return std::make_unique<NullBuilder>();
+  }
+  std::unique_ptr<Runner> MakeRunner(const Task& task, double timeout_s) const override {
+    runner_timeouts[task.name] = timeout_s;
+    return std::make_unique<TileRunner>();
+  }
+  std::shared_ptr<ValidityChecker> MakeValidityChecker(const Task& task,
+                                                       const std::string& work_dir) const override {
+    checker_dirs.push_back(work_dir);
+    return std::make_shared<AllValid>();
+  }
+
+  mutable std::vector<std::string> builder_dirs, checker_dirs;
+  mutable std::map<std::string, double> runner_timeouts;
+};
+
+std::vector<ModelLayer> Layers() {
+  return {{"fc1", ParseOperator("dense:M=1,N=16,K=32")},
+          {"dw", ParseOperator("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3")},
+          {"fc2", ParseOperator("dense:M=1,N=16,K=32")},
+          {"fc3", ParseOperator("dense:M=1,N=8,K=32")}};
+}
+
+TEST(TuneTasksTest, PlanGivesOneTaskPerDistinctOperatorAndSaysWhyOneCannotBeTuned) {
+  FakeTarget target;
+  std::vector<TaskOutcome> tasks = PlanTasks(target, Layers());
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[0].task.weight, 2);  // fc1 and fc2
+  EXPECT_TRUE(tasks[0].Tunable());
+  EXPECT_EQ(tasks[0].workload_key, target.MakeTask(tasks[0].task.op).WorkloadKey());
+  EXPECT_FALSE(tasks[1].Tunable());
+  EXPECT_EQ(tasks[1].error, "no fake template for depthwise_conv2d");
+  EXPECT_TRUE(tasks[1].workload_key.empty());
+  EXPECT_EQ(tasks[1].Status(), "no-template");
+  EXPECT_TRUE(tasks[2].Tunable());
+
+  try {
+    PlanTasks(target, {{"dw", ParseOperator("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3")}});
+    FAIL() << "nothing can be tuned";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("no operator can be tuned on fake: depthwise_conv2d"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(TuneTasksTest, EachTunableTaskIsTunedWithItsBudgetIntoOneDatabase) {
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks");
+  FakeTarget target;
+  std::vector<TaskOutcome> tasks = PlanTasks(target, Layers());
+  tasks[0].budget = 4;
+  tasks[2].budget = 6;
+  Database database(dir + "/tuning.db");
+  TuneTasksOptions options;
+  options.tuner = "grid";
+  options.tune.batch_size = 2;
+  options.tune.progress = ProgressMode::kQuiet;
+  options.run_timeout = [](const ModelTask& task) { return 1.0 + task.weight; };
+  options.work_dir = dir + "/kernels";
+  std::ostringstream log;
+  options.log = &log;
+  TuneTasks(target, tasks, options, &database);
+
+  EXPECT_EQ(target.builder_dirs, std::vector<std::string>{dir + "/kernels"});
+  EXPECT_TRUE(target.checker_dirs.empty());  // no validity_init
+  ASSERT_TRUE(tasks[0].summary && tasks[2].summary);
+  EXPECT_EQ(tasks[0].summary->measurements, 4);
+  EXPECT_EQ(tasks[2].summary->measurements, 6);
+  EXPECT_FALSE(tasks[1].summary.has_value());
+  // Grid order: tiles 1, 2, 4, 8 for the first task; all six for the last, 32 best.
+  EXPECT_EQ(tasks[0].best_config["tile"], 8);
+  EXPECT_EQ(tasks[2].best_config["tile"], 32);
+  EXPECT_DOUBLE_EQ(tasks[2].BestTime(), 1e-3 / 32);
+  EXPECT_EQ(target.runner_timeouts.at(tasks[0].task.op_text), 3.0);  // weight 2
+  EXPECT_EQ(target.runner_timeouts.at(tasks[2].task.op_text), 2.0);
+  EXPECT_EQ(database.Records(tasks[0].workload_key).size(), 4u);
+  EXPECT_EQ(database.Records(tasks[2].workload_key).size(), 6u);
+  EXPECT_NE(log.str().find("task 2/3: " + tasks[1].task.op_text + ": skipped, no fake template"),
+            std::string::npos)
+      << log.str();
+  EXPECT_NE(log.str().find("task 3/3: " + tasks[2].task.op_text + " (weight 1, budget 6)"),
+            std::string::npos)
+      << log.str();
+
+  TasksReport report;
+  report.target = target.Name();
+  report.device = target.Device();
+  report.tasks = tasks;
+  Json json = TasksReportToJson(report);
+  EXPECT_EQ(json["tasks"][0]["status"], "tuned");
+  EXPECT_EQ(json["tasks"][1]["status"], "no-template");
+  EXPECT_EQ(json["tasks"][2]["best"]["config"]["tile"], 32);
+  // One task has no result: the model's latency is not estimated, the tuned ones are summed.
+  EXPECT_TRUE(json["estimated_latency_s"].is_null());
+  EXPECT_EQ(json["latency"]["tuned_tasks"], 2);
+  EXPECT_DOUBLE_EQ(json["latency"]["sum_of_tuned_s"].get<double>(), 2 * 1e-3 / 8 + 1e-3 / 32);
+  std::filesystem::remove_all(dir);
+}
+
+// The grid strategy, taking option validity_init and noting the checker each run was given.
+class CheckingTuner : public Tuner {
+ public:
+  explicit CheckingTuner(std::vector<ValidityChecker*>* seen) : seen_(seen) {}
+  std::string Name() const override { return "checking"; }
+  using Tuner::Init;
+  void Init(const TuningContext& context) override {
+    seen_->push_back(context.knowledge.validity_checker.get());
+    inner_->Init(context);
+  }
+  std::vector<Config> Propose(size_t n) override { return inner_->Propose(n); }
+  void Observe(const std::vector<Config>& configs,
+               const std::vector<MeasureResult>& results) override {
+    inner_->Observe(configs, results);
+  }
+
+ private:
+  std::vector<ValidityChecker*>* seen_;
+  std::unique_ptr<Tuner> inner_ = MakeTuner("grid");
+};
+
+TEST(TuneTasksTest, ValidityInitGivesEachTaskACheckerOfItsOwn) {
+  static std::vector<ValidityChecker*> seen;
+  static const bool registered = [] {
+    RegisterTuner(
+        "checking", "grid, noting its validity checker",
+        [](const Json& options) { return std::make_unique<CheckingTuner>(&seen); },
+        TunerTraits{.checks_validity = true});
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  seen.clear();
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-validity");
+  FakeTarget target;
+  std::vector<TaskOutcome> tasks = PlanTasks(target, Layers());
+  tasks[0].budget = tasks[2].budget = 2;
+  TuneTasksOptions options;
+  options.tuner = "checking";
+  options.tuner_options = {{"validity_init", true}};
+  options.tune.progress = ProgressMode::kQuiet;
+  options.work_dir = dir;
+  TuneTasks(target, tasks, options, nullptr);
+  EXPECT_EQ(target.checker_dirs,
+            (std::vector<std::string>{dir + "/validity-0", dir + "/validity-2"}));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NE(seen[0], nullptr);
+  EXPECT_NE(seen[1], nullptr);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace glimpse
