@@ -218,10 +218,6 @@ struct GlimpseTunerOptions {
   std::shared_ptr<const ValidityEnsembleModel> validity;
   // Replaces the acquisition model (the trainer's sampling policy; tests). Not a JSON key.
   std::shared_ptr<AcquisitionPolicy> policy;
-  // The target GPU's description, used instead of looking `device` up in the table: the command
-  // line passes the live device's on a CUDA target (GpuSpecOfDevice, glimpse/cuda.h: the table's
-  // figures corrected by the driver's query). Not a JSON key.
-  std::shared_ptr<const GpuSpec> gpu;
 
   // Keys: the fields above except policy and surrogate, plus surrogate_members,
   // surrogate_rounds. Unknown keys and bad values are an Error naming "glimpse", the key and what

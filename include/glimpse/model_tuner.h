@@ -18,7 +18,7 @@
 //     plan is made from it, and later models add its discounted prediction as base margin.
 //   - Validity-driven initialisation (validity_init, Rieber et al., see below and
 //     src/model/rieber_init.h): at Init, presampling classifies min(n_samples, |S|)
-//     configurations with options.validity_checker (checks, not measurements); the first
+//     configurations with the context's validity checker (checks, not measurements); the first
 //     proposals are E0 (up to e0_valid valid and the rest invalid, e0_size in all, each part
 //     spread out in Manhattan distance), measured like any other proposal; the first model is
 //     fitted once E0 is observed, then every plan_size observations; the planner's scores are
@@ -58,21 +58,21 @@ struct XgbTunerOptions {
   int sa_n_iter = 500;         // iterations at most; temperature falls linearly from 1 to 0
   int sa_early_stop = 50;      // stop after this many iterations without a new top-k entry
 
-  // Transfer learning: measured records of the same space (same knobs and value order, so that a
-  // Config means the same point) from other devices or earlier runs. Failed records count with
-  // score 0. Configurations outside the space's ranges are an Error at Init.
-  std::vector<std::pair<Config, MeasureResult>> history;
+  // Transfer learning takes TargetKnowledge::history (given at Init): measured records of the same
+  // space (same knobs and value order, so that a Config means the same point) from other devices
+  // or earlier runs. Failed records count with score 0. Configurations outside the space's
+  // ranges are an Error at Init.
   int min_seed_records = 500;  // fewer history records than this: no transfer (as AutoTVM)
 
-  // Validity-driven initialisation (Rieber et al.). Init throws Error when validity_init is set
-  // and validity_checker is null: the checker belongs to the task's device (for replay, a
-  // ReplayValidityChecker on the replayed space), so whoever makes the runner makes it too.
+  // Validity-driven initialisation (Rieber et al.) with TargetKnowledge::validity_checker. Init
+  // throws Error when validity_init is set and no checker was given: the checker belongs to the
+  // task's device (for replay, a ReplayValidityChecker on the replayed space), so whoever makes
+  // the runner makes it too.
   bool validity_init = false;
   int n_parallel = 16;   // configurations checked per presampling round
   int n_samples = 1000;  // configurations presampling classifies, min(n_samples, |S|)
   int e0_size = 50;      // the first measured batch E0
   int e0_valid = 25;     // valid members of E0 at most (the rest invalid where there are enough)
-  std::shared_ptr<ValidityChecker> validity_checker;
 
   // Keys: plan_size, loss_type, feature_type, num_threads, optimizer, diversity_filter_ratio,
   // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records, validity_init,

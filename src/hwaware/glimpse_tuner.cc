@@ -196,8 +196,9 @@ void GlimpseTuner::Init(const TuningContext& context) {
   rng_.seed(seed);
   components_.clear();
   gpu_ = nullptr;
-  // The options' device description, else the target's (TuningContext).
-  described_gpu_ = options_.gpu ? options_.gpu : context.knowledge.gpu;
+  // The target's description of its device (the command line passes the live GPU's on a CUDA
+  // target: the table's figures corrected by the driver), used instead of looking `device` up.
+  described_gpu_ = context.knowledge.gpu;
   theta_.clear();
   feature_components_ = 0;
   prior_.reset();
@@ -267,7 +268,7 @@ void GlimpseTuner::ResolveDevice(const Task& task) {
   }
   if (gpu_ != nullptr) {
     Component(fmt::format("device: {} (Blueprint of {} components{})", gpu_->name, theta_.size(),
-                          options_.gpu ? ", from the device's own description" : ""),
+                          described_gpu_ ? ", from the device's own description" : ""),
               false);
   } else {
     Component(fmt::format("device: none ({}): no Blueprint, so no prior, validity ensemble or "

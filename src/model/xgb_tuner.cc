@@ -1,7 +1,7 @@
 // AutoTVM's ModelBasedTuner + XGBTuner (model_based_tuner.py, xgboost_tuner.py).
 //
 // Map: UnvisitedSampler (random valid configurations outside the visited set) · XgbTuner::Init
-// (fresh model and planner; transfer learning from options.history, AutoTVM load_history) ·
+// (fresh model and planner; transfer learning from the context's history, AutoTVM load_history) ·
 // Propose (AutoTVM next_batch: the plan, then random picks for the last 5% of it) · Observe
 // (AutoTVM update: score 1/time or 0, refit and re-plan every plan_size observations) · Plan
 // (simulated annealing over the model, optionally filtered for diversity) · registration.
@@ -120,21 +120,18 @@ void XgbTuner::Init(const TuningContext& context) {
   e0_.clear();
   e0_pt_ = 0;
   bias_.reset();
-  // The options' checker and history, else what the target knows (TuningContext).
   if (options_.validity_init) {
-    InitValidity(seed ^ kPresampleSeedSalt, options_.validity_checker
-                                                ? options_.validity_checker.get()
-                                                : context.knowledge.validity_checker.get());
+    InitValidity(seed ^ kPresampleSeedSalt, context.knowledge.validity_checker.get());
   }
-  const TransferHistory& history =
-      options_.history.empty() ? context.knowledge.history : options_.history;
-  if (!history.empty()) LoadHistory(seed ^ kBaseModelSeedSalt, history);
+  if (!context.knowledge.history.empty()) {
+    LoadHistory(seed ^ kBaseModelSeedSalt, context.knowledge.history);
+  }
 }
 
 void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
   if (checker == nullptr) {
     throw Error("tuner '" + Name() +
-                "': option 'validity_init' needs a validity checker (XgbTunerOptions::"
+                "': option 'validity_init' needs a validity checker (TargetKnowledge::"
                 "validity_checker, e.g. a ReplayValidityChecker for replay); none was given");
   }
   Rng rng(seed);

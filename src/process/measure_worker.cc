@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "glimpse/build_support.h"
 #include "glimpse/error.h"
 #include "glimpse/subprocess.h"
 
@@ -26,10 +27,6 @@ double Seconds(Clock::time_point since) {
 Clock::time_point After(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-std::string Shortened(const std::string& line) {
-  return line.size() > 200 ? line.substr(0, 200) + "…" : line;
 }
 
 void IgnoreSigpipeUnlessHandled() {
@@ -155,7 +152,7 @@ struct MeasureWorker::Impl {
       hello = WorkerHelloFromJson(Json::parse(line));
     } catch (const std::exception&) {
       Stop();
-      return options.name + " " + options.argv[0] + " said '" + Shortened(line) +
+      return options.name + " " + options.argv[0] + " said '" + TruncateMessage(line, 200) +
              "' instead of its hello";
     }
     if (!hello.ready) {
@@ -208,8 +205,8 @@ struct MeasureWorker::Impl {
       answer = MeasureAnswerFromJson(Json::parse(line));
     } catch (const std::exception& error) {
       Stop();
-      return finish(MeasureStatus::kUnknown,
-                    "unreadable worker answer '" + Shortened(line) + "': " + error.what());
+      return finish(MeasureStatus::kUnknown, "unreadable worker answer '" +
+                                                 TruncateMessage(line, 200) + "': " + error.what());
     }
     // The worker exits after a fatal answer; reap it now so the next candidate starts afresh.
     if (answer.fatal) Stop();

@@ -29,18 +29,26 @@ MeasureResult MeasureCluster(const Config& config) {
   return result;
 }
 
-XgbTunerOptions RieberOptions(std::shared_ptr<ValidityChecker> checker) {
+XgbTunerOptions RieberOptions() {
   XgbTunerOptions options;
   options.plan_size = 50;
   options.sa_parallel_size = 64;
   options.sa_n_iter = 200;
   options.validity_init = true;
-  options.validity_checker = std::move(checker);
   return options;
 }
 
-std::vector<std::vector<Config>> Batches(Tuner& tuner, const Task& task, uint64_t seed, int count) {
-  tuner.Init(task, seed);
+// Init with `checker` as the target's validity check.
+void InitWith(Tuner& tuner, const Task& task, uint64_t seed,
+              std::shared_ptr<ValidityChecker> checker) {
+  TargetKnowledge knowledge;
+  knowledge.validity_checker = std::move(checker);
+  tuner.Init(TuningContext{&task, seed, std::move(knowledge)});
+}
+
+std::vector<std::vector<Config>> Batches(Tuner& tuner, const Task& task, uint64_t seed, int count,
+                                         std::shared_ptr<ValidityChecker> checker) {
+  InitWith(tuner, task, seed, std::move(checker));
   std::vector<std::vector<Config>> batches;
   for (int b = 0; b < count; ++b) {
     std::vector<Config> configs = tuner.Propose(50);
@@ -77,9 +85,9 @@ TEST(RieberTunerTest, OptionsFromJsonAndTheirErrors) {
 
 TEST(RieberTunerTest, InitWithoutACheckerIsAClearError) {
   Task task = model_testing::MakeTask(ClusterSpace(), "clusters");
-  auto tuner = MakeXgbTuner(RieberOptions(nullptr));
+  auto tuner = MakeXgbTuner(RieberOptions());
   try {
-    tuner->Init(task, 1);
+    InitWith(*tuner, task, 1, nullptr);
     FAIL() << "Init succeeded without a validity checker";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("'validity_init' needs a validity checker"),
@@ -94,8 +102,8 @@ TEST(RieberTunerTest, InitWithoutACheckerIsAClearError) {
 TEST(RieberTunerTest, FirstBatchIsE0AndChecksAreNotProposals) {
   Task task = model_testing::MakeTask(ClusterSpace(), "clusters");
   auto checker = std::make_shared<PredicateChecker>(InCluster);
-  auto tuner = MakeXgbTuner(RieberOptions(checker));
-  tuner->Init(task, 4);
+  auto tuner = MakeXgbTuner(RieberOptions());
+  InitWith(*tuner, task, 4, checker);
   EXPECT_EQ(checker->checked.size(), 1000u);  // min(1000, 8000) classified at Init
   std::vector<Config> first = tuner->Propose(30);
   std::vector<Config> rest = tuner->Propose(20);
@@ -110,8 +118,9 @@ TEST(RieberTunerTest, FirstBatchIsE0AndChecksAreNotProposals) {
 
 TEST(RieberTunerTest, PlansAfterE0AreMostlyValidAndReproducible) {
   Task task = model_testing::MakeTask(ClusterSpace(), "clusters");
-  auto tuner = MakeXgbTuner(RieberOptions(std::make_shared<PredicateChecker>(InCluster)));
-  std::vector<std::vector<Config>> batches = Batches(*tuner, task, 7, 3);
+  auto tuner = MakeXgbTuner(RieberOptions());
+  std::vector<std::vector<Config>> batches =
+      Batches(*tuner, task, 7, 3, std::make_shared<PredicateChecker>(InCluster));
   // 2.4 % of the space is valid; the model trained on E0 (25 valid, 25 invalid), biased by the
   // ~150 valid configurations presampling found, plans mostly valid ones at first.
   // Uniform proposals would find 1.2 per batch. (Seeds 1–7 gave 35–48 valid in the first plan and
@@ -122,8 +131,8 @@ TEST(RieberTunerTest, PlansAfterE0AreMostlyValidAndReproducible) {
   for (const auto& batch : batches) all.insert(batch.begin(), batch.end());
   EXPECT_EQ(all.size(), 150u);
 
-  auto again = MakeXgbTuner(RieberOptions(std::make_shared<PredicateChecker>(InCluster)));
-  EXPECT_EQ(Batches(*again, task, 7, 3), batches);
+  auto again = MakeXgbTuner(RieberOptions());
+  EXPECT_EQ(Batches(*again, task, 7, 3, std::make_shared<PredicateChecker>(InCluster)), batches);
 }
 
 }  // namespace

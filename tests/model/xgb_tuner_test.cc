@@ -123,9 +123,12 @@ TEST(XgbTunerTest, TransferFromARelatedDeviceImprovesTheFirstBatch) {
   for (const Config& config : model_testing::SampleConfigs(task.space, 600, 21)) {
     history.emplace_back(config, other.Measure(config));
   }
-  auto first_batch_mean = [&](const XgbTunerOptions& options, uint64_t seed) {
-    auto tuner = MakeXgbTuner(options);
-    tuner->Init(task, seed);
+  // The first 64 proposals' mean time, given `known` records of other devices at Init.
+  auto first_batch_mean = [&](const TransferHistory& known, uint64_t seed) {
+    auto tuner = MakeXgbTuner();
+    TargetKnowledge knowledge;
+    knowledge.history = known;
+    tuner->Init(TuningContext{&task, seed, std::move(knowledge)});
     std::vector<Config> batch = tuner->Propose(64);
     double sum = 0.0;
     size_t ok = 0;
@@ -136,21 +139,18 @@ TEST(XgbTunerTest, TransferFromARelatedDeviceImprovesTheFirstBatch) {
     }
     return sum / ok;
   };
-  XgbTunerOptions plain, transfer;
-  transfer.history = history;
   std::vector<double> without, with;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    without.push_back(first_batch_mean(plain, seed));
-    with.push_back(first_batch_mean(transfer, seed));
+    without.push_back(first_batch_mean({}, seed));
+    with.push_back(first_batch_mean(history, seed));
   }
   std::cout << "mean time of the first 64 proposals (ms), median of 3 seeds: without history "
             << 1e3 * Median(without) << ", with history " << 1e3 * Median(with) << "\n";
   EXPECT_LT(Median(with), 0.6 * Median(without));
 
   // Fewer records than min_seed_records: no transfer, the first batch is random as without.
-  XgbTunerOptions scarce;
-  scarce.history.assign(history.begin(), history.begin() + 100);
-  EXPECT_EQ(first_batch_mean(scarce, 1), first_batch_mean(plain, 1));
+  const TransferHistory scarce(history.begin(), history.begin() + 100);
+  EXPECT_EQ(first_batch_mean(scarce, 1), first_batch_mean({}, 1));
 }
 
 TEST(XgbTunerTest, DiversityFilterKeepsTheContract) {
@@ -187,10 +187,10 @@ TEST(XgbTunerTest, MisuseIsAnError) {
   tuner->Init(task, 1);
   EXPECT_THROW(tuner->Observe({Config{{0, 0, 0, 0, 0}}}, {}), Error);
   EXPECT_THROW(tuner->Observe({Config{{0, 0, 0}}}, {MeasureResult{}}), Error);
-  XgbTunerOptions bad;
+  TargetKnowledge bad;
   bad.history.emplace_back(Config{{99, 0, 0, 0, 0}}, MeasureResult{});
-  auto with_bad_history = MakeXgbTuner(bad);
-  EXPECT_THROW(with_bad_history->Init(task, 1), Error);
+  auto with_bad_history = MakeXgbTuner();
+  EXPECT_THROW(with_bad_history->Init(TuningContext{&task, 1, bad}), Error);
 }
 
 TEST(XgbTunerOptionsTest, FromJsonReadsKeysAndNamesBadOnes) {
