@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace glimpse::process {
 
@@ -15,6 +16,9 @@ std::string MakeBuildDir(const std::string& given, const std::string& prefix);
 
 // `given` when > 0, else the number of online CPUs (at least 1).
 int BuildJobs(int given);
+
+// The CPUs this process may run on (its affinity mask), in increasing order; {0} when unknown.
+std::vector<int> AllowedCpus();
 
 // `text` cut to `max_chars` bytes, with " …" after a cut.
 std::string TruncateMessage(std::string text, size_t max_chars);

@@ -77,6 +77,9 @@ struct CpuBuilderOptions {
   int parallel_invocations = 0;       // compiler runs at once; 0: the number of online CPUs
   double timeout_s = 60.0;            // per compiler run; the compiler is killed when exceeded
   size_t max_error_chars = 2000;      // compiler messages are truncated to this length
+  // Compiler processes run only on these CPUs (so that a runner timing on the others is not
+  // disturbed); empty: anywhere. With cpus given, parallel_invocations 0 means one per listed CPU.
+  std::vector<int> cpus;
 };
 
 // A kernel to compile: its source defines `symbol`.
@@ -98,6 +101,8 @@ class CpuBuilder : public Builder {
   std::vector<BuildResult> BuildGenerated(const std::vector<Generated<KernelSource>>& kernels);
   // Compiles given sources.
   std::vector<BuildResult> BuildSources(const std::vector<KernelSource>& sources);
+  // candidates_per_invocation × parallel_invocations: one round of compiler runs.
+  size_t WaveSize() const override;
   const std::string& work_dir() const { return options_.work_dir; }
 
  private:
@@ -110,7 +115,13 @@ class CpuBuilder : public Builder {
 struct CpuRunnerOptions {
   // The worker executable; empty: $GLIMPSE_CPU_WORKER, else the one built with this library.
   std::string worker_path;
-  int threads = 0;           // OpenMP threads and pinned CPUs; 0: every CPU this process may use
+  int threads = 0;  // OpenMP threads and pinned CPUs; 0: every CPU this process may use
+  // The CPUs to measure on (threads is then their count); empty: the first `threads` CPUs this
+  // process may use.
+  std::vector<int> cpus;
+  // Set when the builder is kept off `cpus` (CpuBuilderOptions::cpus): the next wave may then be
+  // built while this runner times (Runner::TimesBesideBuilds).
+  bool builds_elsewhere = false;
   int warmup = 1;            // untimed runs after the checked run
   int min_repeats = 3;       // timed runs at least …
   double min_time_s = 0.05;  // … and at least this much summed kernel time …
@@ -135,8 +146,11 @@ class CpuRunner : public Runner {
 
   std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
                                  const std::vector<BuildResult>& builds) override;
+  bool TimesBesideBuilds() const override;
   // Worker processes started so far (the first one included).
   int workers_started() const;
+  // The CPUs it measures on.
+  const std::vector<int>& cpus() const;
 
  private:
   struct Impl;
@@ -169,7 +183,20 @@ struct CpuTargetOptions {
   int threads = 0;              // the runner's OpenMP threads; 0: every CPU this process may use
   int build_jobs = 0;           // compiler processes at once; 0: one per CPU
   double build_timeout_s = 60;  // per compiler run
+  // Build the next wave of a batch while measuring the current one. The CPUs are split so that
+  // the compiler never shares a CPU with a timed kernel: the runner measures on the last `threads`
+  // CPUs (0: all but a quarter, at least one left to the compiler), the compiler runs on the rest.
+  // Needs two CPUs.
+  bool overlap_builds = false;
 };
+
+// How a CpuTarget with overlap_builds shares `allowed` CPUs: the last `measure_threads` (0: all but
+// a quarter, at least one left) measure, the others build. Error when that leaves either side none.
+struct CpuSplit {
+  std::vector<int> build;
+  std::vector<int> measure;
+};
+CpuSplit SplitCpus(const std::vector<int>& allowed, int measure_threads);
 
 // This CPU as a tuning target (glimpse/target.h): MakeCpuTask, CpuBuilder, CpuRunner,
 // CompileValidityChecker.
@@ -187,6 +214,7 @@ class CpuTarget : public Target {
  private:
   CpuBuilderOptions BuildOptions(const std::string& work_dir) const;
   CpuTargetOptions options_;
+  CpuSplit split_;  // empty unless options_.overlap_builds
 };
 
 }  // namespace glimpse

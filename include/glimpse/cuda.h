@@ -199,6 +199,8 @@ class GpuBuilder : public Builder {
   std::vector<BuildResult> BuildGenerated(const std::vector<Generated<CudaKernel>>& kernels);
   // Checks and compiles given kernels.
   std::vector<BuildResult> BuildKernels(const std::vector<CudaKernel>& kernels);
+  // parallel_invocations: one NVRTC child per job.
+  size_t WaveSize() const override { return static_cast<size_t>(options_.parallel_invocations); }
   const std::string& work_dir() const { return options_.work_dir; }
   const std::string& arch() const { return options_.arch; }
   const GpuLimits& limits() const { return *options_.limits; }
@@ -324,6 +326,9 @@ class GpuRunner : public Runner {
 
   std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
                                  const std::vector<BuildResult>& builds) override;
+  // The GPU's event timings are not the host's: the next wave may compile meanwhile (the CUDA
+  // target leaves one CPU free of compilers for the worker's launches).
+  bool TimesBesideBuilds() const override { return true; }
   // Worker processes started so far.
   int workers_started() const;
   // After the first worker answered: the device's name, or "" when there is none (then
@@ -339,10 +344,11 @@ class GpuRunner : public Runner {
 // ---- Target
 
 struct CudaTargetOptions {
-  std::string arch;             // what kernels are compiled for ("sm_90"); required
-  bool build_only = false;      // compile and check against the limits, never run
-  int device = 0;               // CUDA device ordinal (measured runs)
-  int build_jobs = 0;           // NVRTC children at once; 0: one per CPU
+  std::string arch;         // what kernels are compiled for ("sm_90"); required
+  bool build_only = false;  // compile and check against the limits, never run
+  int device = 0;           // CUDA device ordinal (measured runs)
+  int build_jobs = 0;       // NVRTC children at once; 0: one per CPU (measured runs: one CPU fewer,
+                            // left to the worker that launches the kernels being timed)
   double build_timeout_s = 60;  // per compilation
 };
 

@@ -95,6 +95,9 @@ class Builder {
   // One result per input, in order.
   virtual std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) = 0;
   std::future<std::vector<BuildResult>> BuildAsync(std::vector<MeasureInput> inputs);
+  // How many candidates one round of its parallel work builds (e.g. compile units × compiler
+  // processes): the wave in which MeasureBatch overlaps building with measuring. 0: no preference.
+  virtual size_t WaveSize() const { return 0; }
 };
 
 class Runner {
@@ -109,7 +112,16 @@ class Runner {
   // True when cost_s is simulated rather than real wall-clock (replay): time budgets then count
   // simulated seconds.
   virtual bool IsSimulated() const { return false; }
+  // True when building other candidates at the same time does not disturb its timings: the timed
+  // work runs on a GPU, or on CPUs the builder is kept off.
+  virtual bool TimesBesideBuilds() const { return false; }
 };
+
+// Builds and measures `inputs` (one result per input, in order). When `overlap` is set and the
+// runner TimesBesideBuilds, the batch is split into the builder's waves and wave k+1 is built while
+// wave k is measured; the results are the same as without overlap, only sooner.
+std::vector<MeasureResult> MeasureBatch(Builder& builder, Runner& runner,
+                                        const std::vector<MeasureInput>& inputs, bool overlap);
 
 // A builder with nothing to build (replay): every input builds "ok" in zero time.
 class NullBuilder : public Builder {

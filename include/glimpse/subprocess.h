@@ -15,6 +15,7 @@ struct ChildOptions {
   std::string stdout_path;             // empty: /dev/null (ignored with pipes)
   std::string stderr_path;             // empty: /dev/null
   bool pipes = false;                  // connect stdin / stdout to pipes (to_child, from_child)
+  std::vector<int> cpus;  // run only on these CPUs (and so do its children); empty: any
 };
 
 struct Child {

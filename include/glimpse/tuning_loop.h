@@ -32,6 +32,9 @@ struct TuneOptions {
   double max_seconds = 0.0;      // 0: no limit; simulated seconds when the runner simulates
   int64_t early_stopping = 0;    // stop after this many measurements without improvement; 0: off
   int batch_size = 16;           // configurations proposed, built and measured together
+  // Build a batch's next wave while measuring the current one where the runner's timings allow it
+  // (Runner::TimesBesideBuilds); what is proposed, measured and observed stays the same.
+  bool overlap_builds = true;
   uint64_t seed = 0;
   bool resume = true;  // warm the tuner with this task's records in the database
   ProgressMode progress = ProgressMode::kAuto;

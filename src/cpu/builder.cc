@@ -51,8 +51,16 @@ CpuBuilder::CpuBuilder(CpuBuilderOptions options) : options_(std::move(options))
     throw Error("cpu builder: candidates_per_invocation must be ≥ 1");
   }
   if (options_.timeout_s <= 0) throw Error("cpu builder: timeout_s must be > 0");
+  if (options_.parallel_invocations <= 0 && !options_.cpus.empty()) {
+    options_.parallel_invocations = static_cast<int>(options_.cpus.size());
+  }
   options_.parallel_invocations = process::BuildJobs(options_.parallel_invocations);
   options_.work_dir = process::MakeBuildDir(options_.work_dir, "glimpse-cpu");
+}
+
+size_t CpuBuilder::WaveSize() const {
+  return static_cast<size_t>(options_.candidates_per_invocation) *
+         static_cast<size_t>(options_.parallel_invocations);
 }
 
 std::vector<BuildResult> CpuBuilder::Build(const std::vector<MeasureInput>& inputs) {
@@ -105,6 +113,7 @@ std::vector<BuildResult> CpuBuilder::BuildGenerated(
     child.argv.insert(child.argv.end(), options_.flags.begin(), options_.flags.end());
     child.argv.insert(child.argv.end(), {base + ".cc", "-o", base + ".so"});
     child.stderr_path = base + ".log";
+    child.cpus = options_.cpus;
     auto start = std::chrono::steady_clock::now();
     UnitOutcome outcome;
     process::ChildExit exit;

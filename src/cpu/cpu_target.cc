@@ -1,9 +1,34 @@
 // CpuTarget (glimpse/cpu.h): this CPU as a tuning target.
+#include <string>
+
+#include "glimpse/build_support.h"
 #include "glimpse/cpu.h"
+#include "glimpse/error.h"
 
 namespace glimpse {
 
-CpuTarget::CpuTarget(CpuTargetOptions options) : options_(options) {}
+CpuSplit SplitCpus(const std::vector<int>& allowed, int measure_threads) {
+  const int total = static_cast<int>(allowed.size());
+  if (total < 2) {
+    throw Error(
+        "overlapping builds with measurements needs at least 2 CPUs, this process may use " +
+        std::to_string(total));
+  }
+  const int measure = measure_threads > 0 ? measure_threads : total - std::max(1, total / 4);
+  if (measure >= total) {
+    throw Error("overlapping builds with measurements: threads " + std::to_string(measure) +
+                " leaves no CPU for the compiler (this process may use " + std::to_string(total) +
+                "); give at most " + std::to_string(total - 1));
+  }
+  CpuSplit split;
+  split.build.assign(allowed.begin(), allowed.end() - measure);
+  split.measure.assign(allowed.end() - measure, allowed.end());
+  return split;
+}
+
+CpuTarget::CpuTarget(CpuTargetOptions options) : options_(options) {
+  if (options_.overlap_builds) split_ = SplitCpus(process::AllowedCpus(), options_.threads);
+}
 
 std::string CpuTarget::Device() const { return CpuDeviceName(); }
 
@@ -18,18 +43,23 @@ CpuBuilderOptions CpuTarget::BuildOptions(const std::string& work_dir) const {
 }
 
 std::unique_ptr<Builder> CpuTarget::MakeBuilder(const std::string& work_dir) const {
-  return std::make_unique<CpuBuilder>(BuildOptions(work_dir));
+  CpuBuilderOptions build = BuildOptions(work_dir);
+  build.cpus = split_.build;
+  return std::make_unique<CpuBuilder>(build);
 }
 
 std::unique_ptr<Runner> CpuTarget::MakeRunner(const Task& task, double timeout_s) const {
   CpuRunnerOptions run;
   run.threads = options_.threads;
+  run.cpus = split_.measure;
+  run.builds_elsewhere = options_.overlap_builds;
   run.timeout_s = timeout_s;
   return std::make_unique<CpuRunner>(run);
 }
 
 std::shared_ptr<ValidityChecker> CpuTarget::MakeValidityChecker(const Task& task,
                                                                 const std::string& work_dir) const {
+  // Compile-only checks never run beside a timed kernel: every CPU may build.
   return std::make_shared<CompileValidityChecker>(task, BuildOptions(work_dir));
 }
 

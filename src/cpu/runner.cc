@@ -1,14 +1,14 @@
 // CpuRunner: candidates measured one at a time in a worker process (cpu/worker/cpu_worker.cc).
 //
 // What the CPU adds to the worker layer (glimpse/measure_worker.h, which turns crashes, hangs and
-// unreadable answers into statuses): the worker is pinned to the CPUs this process may use, with
-// as many OpenMP threads, and the flush size comes from the last-level cache.
-#include <sched.h>
-
+// unreadable answers into statuses): the worker is pinned to its CPUs (those this process may use,
+// or those the target left to measuring), with as many OpenMP threads, and the flush size comes
+// from the last-level cache.
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
+#include "glimpse/build_support.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/measure_worker.h"
@@ -61,17 +61,16 @@ CpuRunner::CpuRunner(CpuRunnerOptions options) : impl_(std::make_unique<Impl>())
   const std::string worker_path = process::FindWorker(
       options.worker_path, "GLIMPSE_CPU_WORKER",
       {GLIMPSE_CPU_WORKER_PATH, GLIMPSE_INSTALLED_CPU_WORKER_PATH}, "cpu runner");
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  sched_getaffinity(0, sizeof(allowed), &allowed);
-  int available = std::max(1, CPU_COUNT(&allowed));
-  const int threads = options.threads > 0 ? std::min(options.threads, available) : available;
-  std::string cpus;  // "0,1"
-  int listed = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE && listed < threads; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
-    cpus += (listed++ ? "," : "") + std::to_string(cpu);
+  std::vector<int> cpus = options.cpus;
+  if (cpus.empty()) {
+    cpus = process::AllowedCpus();
+    if (options.threads > 0 && options.threads < static_cast<int>(cpus.size())) {
+      cpus.resize(static_cast<size_t>(options.threads));
+    }
   }
+  const int threads = static_cast<int>(cpus.size());
+  std::string cpu_list;  // "0,1"
+  for (int cpu : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(cpu);
   // A virtual machine may report its host socket's whole L3 (480 MiB seen on a 2-CPU guest): a
   // flush of twice that before each of up to max_repeats timed runs would run every candidate
   // into its timeout, so the default stops at kMaxDefaultFlushBytes.
@@ -82,18 +81,23 @@ CpuRunner::CpuRunner(CpuRunnerOptions options) : impl_(std::make_unique<Impl>())
                                                : std::min(2 * cache, kMaxDefaultFlushBytes);
   process::MeasureWorkerOptions worker;
   worker.name = "the cpu worker";
-  worker.argv = {worker_path, "--cpus", cpus};
+  worker.argv = {worker_path, "--cpus", cpu_list};
   worker.extra_env = {"OMP_NUM_THREADS=" + std::to_string(threads), "OMP_PROC_BIND=close",
                       "OMP_PLACES=threads"};
   worker.start_timeout_s = 30.0;
   worker.timeout_s = options.timeout_s;
   impl.worker = std::make_unique<process::MeasureWorker>(std::move(worker));
   impl.options = std::move(options);
+  impl.options.cpus = std::move(cpus);
 }
 
 CpuRunner::~CpuRunner() = default;
 
 int CpuRunner::workers_started() const { return impl_->worker->workers_started(); }
+
+bool CpuRunner::TimesBesideBuilds() const { return impl_->options.builds_elsewhere; }
+
+const std::vector<int>& CpuRunner::cpus() const { return impl_->options.cpus; }
 
 std::vector<MeasureResult> CpuRunner::Run(const std::vector<MeasureInput>& inputs,
                                           const std::vector<BuildResult>& builds) {

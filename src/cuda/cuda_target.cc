@@ -1,4 +1,7 @@
 // CudaTarget (glimpse/cuda.h): an NVIDIA GPU, or a build-only run for an architecture.
+#include <algorithm>
+
+#include "glimpse/build_support.h"
 #include "glimpse/cuda.h"
 #include "glimpse/error.h"
 
@@ -31,7 +34,13 @@ GpuBuilderOptions CudaTarget::BuildOptions(const std::string& work_dir) const {
 }
 
 std::unique_ptr<Builder> CudaTarget::MakeBuilder(const std::string& work_dir) const {
-  return std::make_unique<GpuBuilder>(BuildOptions(work_dir));
+  GpuBuilderOptions build = BuildOptions(work_dir);
+  // Builds overlap measuring (GpuRunner::TimesBesideBuilds): keep one CPU for the worker, whose
+  // launches must keep the GPU fed while a kernel is timed.
+  if (build.parallel_invocations <= 0 && !options_.build_only) {
+    build.parallel_invocations = std::max(1, static_cast<int>(process::AllowedCpus().size()) - 1);
+  }
+  return std::make_unique<GpuBuilder>(build);
 }
 
 std::unique_ptr<Runner> CudaTarget::MakeRunner(const Task& task, double timeout_s) const {

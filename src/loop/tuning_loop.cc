@@ -1,7 +1,8 @@
 // The tuning loop (see glimpse/tuning_loop.h).
 //
 // Map: Tune() = Validate → Init tuner → [PutWorkload → Resume] → rounds until a stop reason:
-//   round = Propose(n) → drop anything invalid or measured (defensive) → Build → Run →
+//   round = Propose(n) → drop anything invalid or measured (defensive) → Build → Run (overlapped
+//           in waves by MeasureBatch where the runner allows) →
 //           CommitBatch (durability first) → Observe → Tally each result → progress line.
 // The tally (Tally) is shared by resumed records and new measurements so both count the same way.
 #include "glimpse/tuning_loop.h"
@@ -191,16 +192,8 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
     }
 
     const double started_at = UnixNow();
-    std::vector<BuildResult> builds = builder.Build(inputs);
-    if (builds.size() != inputs.size()) {
-      throw Error("builder returned " + std::to_string(builds.size()) + " results for " +
-                  std::to_string(inputs.size()) + " configurations");
-    }
-    std::vector<MeasureResult> results = runner.Run(inputs, builds);
-    if (results.size() != inputs.size()) {
-      throw Error("runner returned " + std::to_string(results.size()) + " results for " +
-                  std::to_string(inputs.size()) + " configurations");
-    }
+    std::vector<MeasureResult> results =
+        MeasureBatch(builder, runner, inputs, options.overlap_builds);
     const double finished_at = UnixNow();
 
     // Durability first: the batch is in the database before the tuner learns from it.

@@ -1,5 +1,6 @@
 #include "glimpse/build_support.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -32,6 +33,19 @@ std::string MakeBuildDir(const std::string& given, const std::string& prefix) {
 
 int BuildJobs(int given) {
   return given > 0 ? given : std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+std::vector<int> AllowedCpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+    }
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  return cpus;
 }
 
 std::string TruncateMessage(std::string text, size_t max_chars) {

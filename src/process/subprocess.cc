@@ -1,6 +1,7 @@
 #include "glimpse/subprocess.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,12 +43,20 @@ Child StartChild(const ChildOptions& options) {
   if (options.pipes && (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0)) {
     throw Error(std::string("cannot create pipes: ") + std::strerror(errno));
   }
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : options.cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) throw Error("cpu " + std::to_string(cpu) + " out of range");
+    CPU_SET(cpu, &cpus);
+  }
   int out_fd = options.pipes ? -1 : OpenOutput(options.stdout_path);
   int err_fd = OpenOutput(options.stderr_path);
   pid_t pid = fork();
   if (pid < 0) throw Error(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);
+    // Affinity is inherited across exec and by the program's own children (cc1plus, as).
+    if (!options.cpus.empty() && sched_setaffinity(0, sizeof(cpus), &cpus) != 0) _exit(126);
     if (options.pipes) {
       dup2(in_pipe[0], 0);
       dup2(out_pipe[1], 1);

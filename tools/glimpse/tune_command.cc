@@ -53,7 +53,7 @@ const std::vector<std::string> kReplayOnly = {
 const std::vector<std::string> kKernelOnly = {"--model",       "--op",         "--global-budget",
                                               "--run-timeout", "--build-jobs", "--build-timeout",
                                               "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads"};
+const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -148,6 +148,10 @@ void AddTuneCommand(CLI::App& app) {
       ->add_option("--threads", flags->threads,
                    "cpu: threads (and pinned CPUs) a kernel runs on; 0: every CPU available")
       ->capture_default_str();
+  command->add_flag(
+      "--overlap-builds", flags->overlap_builds,
+      "cpu: compile the next candidates while measuring the current ones, the compiler kept on "
+      "CPUs of its own (a quarter, at least one; --threads then counts the measuring CPUs)");
   command->add_option(
       "--run-timeout", flags->run_timeout_s,
       "cpu, cuda: seconds a candidate may run (check and timing) before it counts as "

@@ -197,7 +197,14 @@ void RunCpuTune(const TuneFlags& flags) {
   target_options.threads = flags.threads;
   target_options.build_jobs = flags.build_jobs;
   target_options.build_timeout_s = flags.build_timeout_s;
-  const CpuTarget target(target_options);
+  target_options.overlap_builds = flags.overlap_builds;
+  const CpuTarget target = [&] {
+    try {
+      return CpuTarget(target_options);
+    } catch (const Error& error) {
+      throw Error(std::string("--overlap-builds: ") + error.what());
+    }
+  }();
   report.device = target.Device();
 
   // A task per distinct operator; an operator without a template is reported, not tuned.

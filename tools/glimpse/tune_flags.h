@@ -25,11 +25,12 @@ struct TuneFlags {
   double pace_ms = 0.0;
   TransferFlags transfer;
 
-  // --target cpu and cuda (--threads: cpu only).
+  // --target cpu and cuda (--threads, --overlap-builds: cpu only).
   std::string model;
   std::vector<std::string> ops;
   int64_t global_budget = 0;
   int threads = 0;
+  bool overlap_builds = false;
   double run_timeout_s = 10.0;
   double build_timeout_s = 60.0;
   int build_jobs = 0;
