@@ -1,6 +1,6 @@
 # `cmake --install`: the libraries (every area but the libtorch training one) with their headers,
 # exported as glimpse::<area> for find_package(glimpse); the workers under libexec/glimpse, where
-# the installed runners look for them; the command line. tests/consumer is a project built on
+# the installed runners look for them; the command line; the data under share/glimpse/data. tests/consumer is a project built on
 # the installed package (ctest install.consumer_project).
 include(CMakePackageConfigHelpers)
 
@@ -18,6 +18,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/glimpse DESTINATION ${CMAKE_INST
 install(TARGETS glimpse_cpu_worker glimpse_gpu_worker
         RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/glimpse)
 install(TARGETS glimpse RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The GPU table, the shipped models and the sample recordings, where GlimpseDataDir looks beside an
+# installed executable (<prefix>/share/glimpse/data).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/hardware ${PROJECT_SOURCE_DIR}/data/models
+                  ${PROJECT_SOURCE_DIR}/data/recorded
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/glimpse/data)
 
 install(EXPORT glimpseTargets NAMESPACE glimpse::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/glimpse)

@@ -18,3 +18,6 @@ cmake --build "$work/consumer"
 # The library was configured for its default prefix: name the installed worker.
 GLIMPSE_CPU_WORKER="$work/prefix/libexec/glimpse/glimpse_cpu_worker" \
   "$work/consumer/tune_one_operator"
+# The installed command finds the installed data (the GPU table) with no source tree named.
+test -f "$work/prefix/share/glimpse/data/hardware/gpus.json"
+env -u GLIMPSE_DATA_DIR "$work/prefix/bin/glimpse" hw show "NVIDIA A100-PCIE-40GB" > /dev/null

@@ -22,7 +22,7 @@ def main():
     rows = []
     for name in ("all-cpus", "one-less", "overlap"):
         path = out / f"{name}.json"
-        if path.exists():
+        if path.exists() and path.stat().st_size > 0:
             rows.append((name, *summarize(path)))
     print("| run | measurements | tuning wall-clock (s) | measurements / min | of which tuner (s) "
           "| failed | estimated latency (ms) |")

@@ -25,8 +25,9 @@ namespace glimpse {
 
 // The folder that holds hardware/gpus.json, first found of: $GLIMPSE_DATA_DIR; next to the
 // running executable (<exe dir>/../share/glimpse/data, or a data/ folder in <exe dir> or one of
-// its four parents, which finds the source tree's data/ from a build folder); the source tree's
-// data/ as configured at build time. Throws Error listing where it looked.
+// its four parents, which finds the source tree's data/ from a build folder); the install prefix's
+// share/glimpse/data and the source tree's data/, both as configured at build time. Throws Error
+// listing where it looked.
 std::string GlimpseDataDir();
 // GlimpseDataDir() + "/hardware/" + file.
 std::string HardwareDataPath(const std::string& file);

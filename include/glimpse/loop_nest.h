@@ -182,6 +182,12 @@ struct Node {
   static Node MakeStmt(Stmt stmt);
 };
 
+// loops[0] { loops[1] { … { body } } }: a perfect nest of `loops` (at least one) around `body`.
+Node NestLoops(const std::vector<Loop>& loops, std::vector<Node> body);
+// Σ vars[i] · Π extents[i+1..]: the mixed-radix position of the loops named `vars` with those
+// extents (vars[0] the most significant), e.g. an element's place in a tile the loops split.
+AffineExpr MixedRadix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents);
+
 struct LoopNest {
   std::string name;                 // e.g. "dense"
   std::vector<TensorDecl> tensors;  // inputs (in input_index order), the output, temporaries

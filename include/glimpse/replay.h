@@ -34,7 +34,9 @@
 #include "glimpse/database.h"
 #include "glimpse/measure.h"
 #include "glimpse/space.h"
+#include "glimpse/target.h"
 #include "glimpse/task.h"
+#include "glimpse/validity.h"
 
 namespace glimpse {
 
@@ -68,6 +70,10 @@ struct RecordedSpace {
   std::map<MeasureStatus, int64_t> CountByStatus() const;
   // The fastest ok entry, if any.
   std::optional<std::pair<uint64_t, RecordedEntry>> Best() const;
+  // The median compile time over every entry (any status), 0 without entries: what trying a
+  // configuration the file lacks would have cost at least, as the ReplayRunner and the
+  // ReplayValidityChecker charge it.
+  double MedianCompileTime() const;
   // The task this space replays: name "<kernel> <problem size as compact JSON>" (the file's base
   // name for T4 files), device, description {"kernel": …, "problem_size": …, "source": "replay"}.
   // Neither the path nor the device is in the description, so the same kernel recorded on two
@@ -159,5 +165,34 @@ void WriteT4Results(const Task& task, const std::vector<TuningRecord>& records, 
 // one per entry in dense-index order, with config_hash from space.Hash, workload_key from
 // MakeTask().WorkloadKey(), device_name, cost = compile + benchmark time, no timestamps.
 std::vector<TuningRecord> RecordsFromRecordedSpace(const RecordedSpace& recorded);
+
+// A recorded space as a tuning target (glimpse/target.h): the device it was recorded on, its one
+// task (RecordedTask; it has no operators, so MakeTask refuses any), nothing to build
+// (NullBuilder), its recorded measurements replayed (ReplayRunner) and its recorded statuses as the
+// cheap validity check (ReplayValidityChecker). The device is not described: the strategies that
+// read one look the recorded device's name up in the GPU table themselves.
+class ReplayTarget : public Target {
+ public:
+  explicit ReplayTarget(std::shared_ptr<const RecordedSpace> recorded, ReplayOptions options = {});
+  std::string Name() const override { return "replay"; }
+  std::string Device() const override { return recorded_->device_name; }
+  // Error: a recorded space's only task is RecordedTask().
+  Task MakeTask(const Operator& op) const override;
+  Task RecordedTask() const { return recorded_->MakeTask(); }
+  std::unique_ptr<Builder> MakeBuilder(const std::string& work_dir) const override;
+  // `task` must be RecordedTask() (Error otherwise); replayed times ignore `timeout_s`.
+  std::unique_ptr<Runner> MakeRunner(const Task& task, double timeout_s) const override;
+  std::shared_ptr<ValidityChecker> MakeValidityChecker(const Task& task,
+                                                       const std::string& work_dir) const override;
+  // The same, typed: a replayed check counts its checks and their simulated cost.
+  std::shared_ptr<ReplayValidityChecker> MakeReplayValidityChecker(const Task& task) const;
+  const RecordedSpace& recorded() const { return *recorded_; }
+
+ private:
+  void CheckIsRecordedTask(const Task& task) const;
+  std::shared_ptr<const RecordedSpace> recorded_;
+  ReplayOptions options_;
+  std::string recorded_key_;  // RecordedTask().WorkloadKey()
+};
 
 }  // namespace glimpse

@@ -90,6 +90,8 @@ class Knob {
 
  private:
   Knob() = default;
+  // An ordered or categorical knob of checked `values`, each one evaluation variable.
+  static Knob OfValues(std::string name, KnobKind kind, std::vector<KnobValue> values);
   std::string name_;
   KnobKind kind_ = KnobKind::kOrdered;
   std::vector<KnobValue> values_;

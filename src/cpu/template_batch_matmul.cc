@@ -9,18 +9,12 @@
 
 namespace glimpse::cpu {
 
-namespace {
-MatmulDims DimsOf(const BatchMatmulShape& shape) {
-  return {"batch_matmul", shape.b, shape.m, shape.n, shape.k, shape.bias, shape.relu};
-}
-}  // namespace
-
 ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape) {
-  return MakeMatmulSpace(DimsOf(shape), {"b", "m", "n", "bm", "mn", "none"});
+  return MakeMatmulSpace(MatmulDimsOf(shape), {"b", "m", "n", "bm", "mn", "none"});
 }
 
 LoopNest MakeBatchMatmulNest(const BatchMatmulShape& shape, const ConfigView& config) {
-  return MakeMatmulNest(DimsOf(shape), config);
+  return MakeMatmulNest(MatmulDimsOf(shape), config);
 }
 
 }  // namespace glimpse::cpu

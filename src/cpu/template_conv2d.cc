@@ -31,6 +31,7 @@
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::cpu {
 
@@ -86,21 +87,8 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor({"O",
-                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
-                            "NCHW",
-                            DType::kFloat32,
-                            TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
   int acc = nest.AddTensor({"acc",
                             {k_tile, oh_tile, ow_tile},
                             "K,OH,OW",
@@ -202,21 +190,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   LoopNest nest;
   nest.name = "conv2d_nchwc";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor({"O",
-                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
-                            "NCHW",
-                            DType::kFloat32,
-                            TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
   int wpk = nest.AddTensor({"Wp",
                             {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
                             "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",

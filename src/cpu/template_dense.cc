@@ -17,6 +17,7 @@
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::cpu {
 
@@ -42,8 +43,7 @@ ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::strin
 }
 
 ConfigSpace MakeDenseSpace(const DenseShape& shape) {
-  return MakeMatmulSpace({"dense", 0, shape.m, shape.n, shape.k, shape.bias, shape.relu},
-                         {"m", "n", "mn", "none"});
+  return MakeMatmulSpace(MatmulDimsOf(shape), {"m", "n", "mn", "none"});
 }
 
 LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
@@ -69,18 +69,8 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = dims.name;
-  int a = nest.AddTensor({"A", batch_shape({dims.m, dims.k}), batched ? "BMK" : "MK",
-                          DType::kFloat32, TensorRole::kInput, 0});
-  int b = nest.AddTensor({"B", batch_shape({dims.n, dims.k}), batched ? "BNK" : "NK",
-                          DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[b].constant = !batched;  // dense's B is a weight; batch_matmul's an activation
-  int bias = -1;
-  if (dims.bias) {
-    bias = nest.AddTensor({"bias", {dims.n}, "N", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int c = nest.AddTensor({"C", batch_shape({dims.m, dims.n}), batched ? "BMN" : "MN",
-                          DType::kFloat32, TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
+  const int a = tensors.input, b = tensors.weight, bias = tensors.bias, c = tensors.output;
   int acc =
       nest.AddTensor({"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
 
@@ -167,7 +157,7 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
 }
 
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config) {
-  return MakeMatmulNest({"dense", 0, shape.m, shape.n, shape.k, shape.bias, shape.relu}, config);
+  return MakeMatmulNest(MatmulDimsOf(shape), config);
 }
 
 }  // namespace glimpse::cpu

@@ -28,6 +28,7 @@
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::cpu {
 
@@ -69,21 +70,8 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
 
   LoopNest nest;
   nest.name = blocked ? "depthwise_conv2d_nchwc" : "depthwise_conv2d";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.c}, "C", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor({"O",
-                            {shape.n, shape.c, shape.OutH(), shape.OutW()},
-                            "NCHW",
-                            DType::kFloat32,
-                            TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
 
   // The channel of (c0, c1, c2) and the input row / column of an output position and a tap.
   E channel = E::Var("c0", c_tile) + E::Var("c1", tc[2]) + E::Var("c2");

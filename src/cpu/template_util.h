@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "glimpse/cpu.h"
+#include "glimpse/op_tensors.h"
 #include "glimpse/space.h"
 
 namespace glimpse::cpu {
@@ -14,15 +15,8 @@ namespace glimpse::cpu {
 using glimpse::ConfigView;
 using glimpse::Product;
 
-// A (batched) matrix product C[(b),m,n] = A[(b),m,k] · B[(b),n,k]ᵀ, shared by dense (batch 0: no
-// batch dimension) and batch_matmul.
-struct MatmulDims {
-  std::string name;  // the nest's name: "dense", "batch_matmul"
-  int64_t batch = 0, m = 1, n = 1, k = 1;
-  bool bias = false, relu = false;
-};
-// `parallel`: the values of the parallel knob, each naming the loops it parallelises by letter
-// (b, m, n) or "none".
+// The template dense and batch_matmul (glimpse/op_tensors.h MatmulDims) share. `parallel`: the
+// values of the parallel knob, each naming the loops it parallelises by letter (b, m, n) or "none".
 ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel);
 LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config);
 

@@ -26,6 +26,35 @@ void CheckLaunchLimits(const std::string& what, const CudaLaunch& launch, int64_
   }
 }
 
+AffineExpr TiledAxis::InBlock(const std::string& prefix) const {
+  return MixedRadix({prefix + "v" + name, "t" + name, prefix + name + "i"},
+                    {tile[1], tile[2], tile[3]});
+}
+
+AffineExpr TiledAxis::InThread(const std::string& prefix) const {
+  return MixedRadix({prefix + "v" + name, prefix + name + "i"}, {tile[1], tile[3]});
+}
+
+std::vector<Loop> ThreadTileLoops(const std::vector<TiledAxis>& axes, const std::string& prefix,
+                                  LoopKind inner) {
+  std::vector<Loop> loops;
+  for (const TiledAxis& axis : axes) {
+    loops.push_back({prefix + "v" + axis.name, axis.tile[1], LoopKind::kUnrolled});
+  }
+  for (const TiledAxis& axis : axes) {
+    loops.push_back({prefix + axis.name + "i", axis.tile[3], inner});
+  }
+  return loops;
+}
+
+Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const std::string& prefix,
+                        std::vector<AffineExpr> more) {
+  Access access{tensor, {}};
+  for (const TiledAxis& axis : axes) access.index.push_back(axis.InThread(prefix));
+  for (AffineExpr& e : more) access.index.push_back(std::move(e));
+  return access;
+}
+
 std::vector<KnobValue> AutoUnrollValues() {
   return {int64_t{0}, int64_t{16}, int64_t{64}, int64_t{512}, int64_t{1500}};
 }

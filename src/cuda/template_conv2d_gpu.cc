@@ -25,40 +25,11 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::gpu {
 
-namespace {
-
 using E = AffineExpr;
-
-struct LoopSpec {
-  std::string name;
-  int64_t extent;
-  LoopKind kind = LoopKind::kSerial;
-};
-
-// loops[0] { loops[1] { … { body } } }.
-Node Chain(const std::vector<LoopSpec>& loops, std::vector<Node> body) {
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    std::vector<Node> inner = std::move(body);
-    body = {Node::MakeLoop({it->name, it->extent, it->kind}, std::move(inner))};
-  }
-  return std::move(body.front());
-}
-
-// Σ vars[i] · Π extents[i+1..] — the mixed-radix position of loops named `vars`.
-E Radix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents) {
-  E e;
-  int64_t stride = 1;
-  for (size_t i = vars.size(); i-- > 0;) {
-    e = e + E::Var(vars[i], stride);
-    stride *= extents[i];
-  }
-  return e;
-}
-
-}  // namespace
 
 ConfigSpace MakeConv2dGpuSpace(const Conv2dShape& shape) {
   ConfigSpace space;
@@ -118,21 +89,8 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d_direct_gpu";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.k, shape.c, shape.r, shape.s}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor({"O",
-                            {shape.n, shape.k, shape.OutH(), shape.OutW()},
-                            "NCHW",
-                            DType::kFloat32,
-                            TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
   int aa = nest.AddTensor(
       {"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
   nest.tensors[aa].scope = MemoryScope::kShared;
@@ -150,31 +108,14 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
 
   // Positions inside the block's tile and in the output, for loops with prefix `p` ("" for the
   // compute, "z_" zeroing, "s_" storing): the vthread and inner loops are the prefix's own.
-  auto tile_f = [&](const std::string& p) {
-    return Radix({p + "vf", "tf", p + "fi"}, {tf[1], tf[2], tf[3]});
-  };
-  auto tile_y = [&](const std::string& p) {
-    return Radix({p + "vy", "ty", p + "yi"}, {ty[1], ty[2], ty[3]});
-  };
-  auto tile_x = [&](const std::string& p) {
-    return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
-  };
-  auto acc_at = [&](const std::string& p) {
-    return Access{
-        acc,
-        {Radix({p + "vf", p + "fi"}, {tf[1], tf[3]}), Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
-         Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
-  };
+  const std::vector<TiledAxis> axes = {{"f", tf}, {"y", ty}, {"x", tx}};
+  const TiledAxis &axis_f = axes[0], &axis_y = axes[1], &axis_x = axes[2];
+  auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
   auto tile_loops = [&](const std::string& p) {
-    return std::vector<LoopSpec>{{p + "vf", tf[1], LoopKind::kUnrolled},
-                                 {p + "vy", ty[1], LoopKind::kUnrolled},
-                                 {p + "vx", tx[1], LoopKind::kUnrolled},
-                                 {p + "fi", tf[3]},
-                                 {p + "yi", ty[3]},
-                                 {p + "xi", tx[3]}};
+    return ThreadTileLoops(axes, p, LoopKind::kSerial);
   };
 
-  Node zero = Chain(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))});
+  Node zero = NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))});
 
   // Cooperative copies of this reduction step's input window and weight tile.
   const E c_base = E::Var("rco", rci);
@@ -187,49 +128,49 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
         E::Var("bx", xb * stride) + E::Var("rxo", rxi * dil) + E::Var("a_w") +
             E::Const(-shape.pad)},
        /*zero_outside=*/shape.pad > 0}};
-  Node copy_a = Chain({{"a_c", rci, LoopKind::kCooperative},
-                       {"a_h", window_h, LoopKind::kCooperative},
-                       {"a_w", window_w, LoopKind::kCooperative}},
-                      {Node::MakeStmt(load_a)});
+  Node copy_a = NestLoops({{"a_c", rci, LoopKind::kCooperative},
+                           {"a_h", window_h, LoopKind::kCooperative},
+                           {"a_w", window_w, LoopKind::kCooperative}},
+                          {Node::MakeStmt(load_a)});
   Stmt load_w{StmtKind::kCopy,
               {ww, {E::Var("w_f"), E::Var("w_c"), E::Var("w_r"), E::Var("w_s")}},
               {w,
                {E::Var("bf", fb) + E::Var("w_f"), c_base + E::Var("w_c"),
                 E::Var("ryo", ryi) + E::Var("w_r"), E::Var("rxo", rxi) + E::Var("w_s")}}};
-  Node copy_w = Chain({{"w_f", fb, LoopKind::kCooperative},
-                       {"w_c", rci, LoopKind::kCooperative},
-                       {"w_r", ryi, LoopKind::kCooperative},
-                       {"w_s", rxi, LoopKind::kCooperative}},
-                      {Node::MakeStmt(load_w)});
+  Node copy_w = NestLoops({{"w_f", fb, LoopKind::kCooperative},
+                           {"w_c", rci, LoopKind::kCooperative},
+                           {"w_r", ryi, LoopKind::kCooperative},
+                           {"w_s", rxi, LoopKind::kCooperative}},
+                          {Node::MakeStmt(load_w)});
 
   Stmt mac{StmtKind::kMultiplyAdd, acc_at("")};
   mac.a = {aa,
-           {E::Var("rci"), tile_y("") * stride + E::Var("ryi", dil),
-            tile_x("") * stride + E::Var("rxi", dil)}};
-  mac.b = {ww, {tile_f(""), E::Var("rci"), E::Var("ryi"), E::Var("rxi")}};
-  std::vector<LoopSpec> inner = {{"rci", rci}, {"ryi", ryi}, {"rxi", rxi}};
-  for (const LoopSpec& loop : tile_loops("")) inner.push_back(loop);
-  Node compute = Chain(inner, {Node::MakeStmt(mac)});
-  Node reduction = Chain({{"rco", trc[0]}, {"ryo", try_[0]}, {"rxo", trx[0]}},
-                         {std::move(copy_a), std::move(copy_w), std::move(compute)});
+           {E::Var("rci"), axis_y.InBlock("") * stride + E::Var("ryi", dil),
+            axis_x.InBlock("") * stride + E::Var("rxi", dil)}};
+  mac.b = {ww, {axis_f.InBlock(""), E::Var("rci"), E::Var("ryi"), E::Var("rxi")}};
+  std::vector<Loop> inner = {{"rci", rci}, {"ryi", ryi}, {"rxi", rxi}};
+  for (const Loop& loop : tile_loops("")) inner.push_back(loop);
+  Node compute = NestLoops(inner, {Node::MakeStmt(mac)});
+  Node reduction = NestLoops({{"rco", trc[0]}, {"ryo", try_[0]}, {"rxo", trx[0]}},
+                             {std::move(copy_a), std::move(copy_w), std::move(compute)});
 
-  const E f_out = E::Var("bf", fb) + tile_f("s_");
+  const E f_out = E::Var("bf", fb) + axis_f.InBlock("s_");
   Stmt store{
       StmtKind::kCopy,
-      {out, {E::Var("n"), f_out, E::Var("by", yb) + tile_y("s_"), E::Var("bx", xb) + tile_x("s_")}},
+      {out, {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"), E::Var("bx", xb) + axis_x.InBlock("s_")}},
       acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {f_out}};
   store.relu = shape.relu;
-  Node store_nest = Chain(tile_loops("s_"), {Node::MakeStmt(store)});
+  Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});
 
-  nest.body.push_back(Chain({{"n", shape.n, LoopKind::kBlockZ},
-                             {"bf", tf[0], LoopKind::kBlockZ},
-                             {"by", ty[0], LoopKind::kBlockY},
-                             {"bx", tx[0], LoopKind::kBlockX},
-                             {"tf", tf[2], LoopKind::kThreadZ},
-                             {"ty", ty[2], LoopKind::kThreadY},
-                             {"tx", tx[2], LoopKind::kThreadX}},
-                            {std::move(zero), std::move(reduction), std::move(store_nest)}));
+  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
+                                 {"bf", tf[0], LoopKind::kBlockZ},
+                                 {"by", ty[0], LoopKind::kBlockY},
+                                 {"bx", tx[0], LoopKind::kBlockX},
+                                 {"tf", tf[2], LoopKind::kThreadZ},
+                                 {"ty", ty[2], LoopKind::kThreadY},
+                                 {"tx", tx[2], LoopKind::kThreadX}},
+                                {std::move(zero), std::move(reduction), std::move(store_nest)}));
 
   // auto_unroll_max_step bounds the iterations of the unrolled innermost loops (TVM's step
   // count); unroll_explicit = 1 lets the unrolling reach the inner reduction loops too (see

@@ -22,6 +22,7 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::gpu {
 
@@ -30,12 +31,6 @@ namespace {
 // Accumulators per thread: with the operands of one step they must fit the 255 registers a
 // thread may have, or the kernel spills.
 constexpr int64_t kMaxAccumulators = 128;
-
-struct MatmulDims {
-  std::string name;                        // "dense", "batch_matmul"
-  int64_t batch = 0, m = 1, n = 1, k = 1;  // batch 0: no batch dimension (dense)
-  bool bias = false, relu = false;
-};
 
 ConfigSpace MakeMatmulGpuSpace(const MatmulDims& dims) {
   ConfigSpace space;
@@ -89,25 +84,11 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
     if (batched) index.insert(index.begin(), E::Var("b"));
     return index;
   };
-  auto batch_shape = [&](std::vector<int64_t> shape) {
-    if (batched) shape.insert(shape.begin(), dims.batch);
-    return shape;
-  };
 
   LoopNest nest;
   nest.name = dims.name;
-  const int a = nest.AddTensor({"A", batch_shape({dims.m, dims.k}), batched ? "BMK" : "MK",
-                                DType::kFloat32, TensorRole::kInput, 0});
-  const int b = nest.AddTensor({"B", batch_shape({dims.n, dims.k}), batched ? "BNK" : "NK",
-                                DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[b].constant = !batched;  // dense's B is a weight; batch_matmul's an activation
-  int bias = -1;
-  if (dims.bias) {
-    bias = nest.AddTensor({"bias", {dims.n}, "N", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  const int c = nest.AddTensor({"C", batch_shape({dims.m, dims.n}), batched ? "BMN" : "MN",
-                                DType::kFloat32, TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
+  const int a = tensors.input, b = tensors.weight, bias = tensors.bias, c = tensors.output;
   const int acc =
       nest.AddTensor({"acc", {acc_m, acc_n}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "tn"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
@@ -202,19 +183,14 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   return nest;
 }
 
-MatmulDims DenseDims(const DenseShape& s) { return {"dense", 0, s.m, s.n, s.k, s.bias, s.relu}; }
-MatmulDims BatchMatmulDims(const BatchMatmulShape& s) {
-  return {"batch_matmul", s.b, s.m, s.n, s.k, s.bias, s.relu};
-}
-
 }  // namespace
 
 ConfigSpace MakeDenseGpuSpace(const DenseShape& shape) {
-  return MakeMatmulGpuSpace(DenseDims(shape));
+  return MakeMatmulGpuSpace(MatmulDimsOf(shape));
 }
 
 LoopNest MakeDenseGpuNest(const DenseShape& shape, const ConfigView& config) {
-  return MakeMatmulGpuNest(DenseDims(shape), config);
+  return MakeMatmulGpuNest(MatmulDimsOf(shape), config);
 }
 
 ConfigSpace MakeBatchMatmulGpuSpace(const BatchMatmulShape& shape) {
@@ -222,11 +198,11 @@ ConfigSpace MakeBatchMatmulGpuSpace(const BatchMatmulShape& shape) {
     throw Error("batch_matmul: batch " + std::to_string(shape.b) + " exceeds the grid's z limit " +
                 std::to_string(kMaxGridY));
   }
-  return MakeMatmulGpuSpace(BatchMatmulDims(shape));
+  return MakeMatmulGpuSpace(MatmulDimsOf(shape));
 }
 
 LoopNest MakeBatchMatmulGpuNest(const BatchMatmulShape& shape, const ConfigView& config) {
-  return MakeMatmulGpuNest(BatchMatmulDims(shape), config);
+  return MakeMatmulGpuNest(MatmulDimsOf(shape), config);
 }
 
 }  // namespace glimpse::gpu

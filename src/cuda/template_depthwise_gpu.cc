@@ -20,38 +20,11 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::gpu {
 
-namespace {
-
 using E = AffineExpr;
-
-struct LoopSpec {
-  std::string name;
-  int64_t extent;
-  LoopKind kind = LoopKind::kSerial;
-};
-
-Node Chain(const std::vector<LoopSpec>& loops, std::vector<Node> body) {
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    std::vector<Node> inner = std::move(body);
-    body = {Node::MakeLoop({it->name, it->extent, it->kind}, std::move(inner))};
-  }
-  return std::move(body.front());
-}
-
-E Radix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents) {
-  E e;
-  int64_t stride = 1;
-  for (size_t i = vars.size(); i-- > 0;) {
-    e = e + E::Var(vars[i], stride);
-    stride *= extents[i];
-  }
-  return e;
-}
-
-}  // namespace
 
 ConfigSpace MakeDepthwiseGpuSpace(const DepthwiseConv2dShape& shape) {
   ConfigSpace space;
@@ -92,21 +65,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
 
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.c, shape.r, shape.s}, "CRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.c}, "C", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor({"O",
-                            {shape.n, shape.c, shape.OutH(), shape.OutW()},
-                            "NCHW",
-                            DType::kFloat32,
-                            TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
   int acc = nest.AddTensor({"acc",
                             {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]},
                             "CHW",
@@ -116,33 +76,17 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
                             "tx"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
 
-  auto tile_c = [&](const std::string& p) {
-    return Radix({p + "vc", "tc", p + "ci"}, {tc[1], tc[2], tc[3]});
-  };
-  auto tile_y = [&](const std::string& p) {
-    return Radix({p + "vy", "ty", p + "yi"}, {ty[1], ty[2], ty[3]});
-  };
-  auto tile_x = [&](const std::string& p) {
-    return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
-  };
-  auto acc_at = [&](const std::string& p) {
-    return Access{
-        acc,
-        {Radix({p + "vc", p + "ci"}, {tc[1], tc[3]}), Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}),
-         Radix({p + "vx", p + "xi"}, {tx[1], tx[3]})}};
-  };
+  const std::vector<TiledAxis> axes = {{"c", tc}, {"y", ty}, {"x", tx}};
+  const TiledAxis &axis_c = axes[0], &axis_y = axes[1], &axis_x = axes[2];
+  auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
   auto tile_loops = [&](const std::string& p) {
-    return std::vector<LoopSpec>{{p + "vc", tc[1], LoopKind::kUnrolled},
-                                 {p + "vy", ty[1], LoopKind::kUnrolled},
-                                 {p + "vx", tx[1], LoopKind::kUnrolled},
-                                 {p + "ci", tc[3]},
-                                 {p + "yi", ty[3]},
-                                 {p + "xi", tx[3]}};
+    return ThreadTileLoops(axes, p, LoopKind::kSerial);
   };
+
 
   std::vector<Node> thread_body;
   Access input;
-  const E c_out = E::Var("bc", cb) + tile_c("");
+  const E c_out = E::Var("bc", cb) + axis_c.InBlock("");
   if (cache) {
     int aa = nest.AddTensor(
         {"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
@@ -154,47 +98,47 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
                 E::Var("by", yb * stride) + E::Var("a_h") + E::Const(-shape.pad),
                 E::Var("bx", xb * stride) + E::Var("a_w") + E::Const(-shape.pad)},
                /*zero_outside=*/shape.pad > 0}};
-    thread_body.push_back(Chain({{"a_c", cb, LoopKind::kCooperative},
-                                 {"a_h", window_h, LoopKind::kCooperative},
-                                 {"a_w", window_w, LoopKind::kCooperative}},
-                                {Node::MakeStmt(load)}));
+    thread_body.push_back(NestLoops({{"a_c", cb, LoopKind::kCooperative},
+                                     {"a_h", window_h, LoopKind::kCooperative},
+                                     {"a_w", window_w, LoopKind::kCooperative}},
+                                    {Node::MakeStmt(load)}));
     input = {aa,
-             {tile_c(""), tile_y("") * stride + E::Var("r", dil),
-              tile_x("") * stride + E::Var("s", dil)}};
+             {axis_c.InBlock(""), axis_y.InBlock("") * stride + E::Var("r", dil),
+              axis_x.InBlock("") * stride + E::Var("s", dil)}};
   } else {
     const E pad = E::Const(-shape.pad);
     input = {in,
-             {E::Var("n"), c_out, (E::Var("by", yb) + tile_y("")) * stride + E::Var("r", dil) + pad,
-              (E::Var("bx", xb) + tile_x("")) * stride + E::Var("s", dil) + pad},
+             {E::Var("n"), c_out, (E::Var("by", yb) + axis_y.InBlock("")) * stride + E::Var("r", dil) + pad,
+              (E::Var("bx", xb) + axis_x.InBlock("")) * stride + E::Var("s", dil) + pad},
              /*zero_outside=*/shape.pad > 0};
   }
 
   thread_body.push_back(
-      Chain(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
+      NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
   Stmt mac{StmtKind::kMultiplyAdd, acc_at(""), input, {w, {c_out, E::Var("r"), E::Var("s")}}};
-  std::vector<LoopSpec> inner = {{"r", shape.r, LoopKind::kUnrolled},
-                                 {"s", shape.s, LoopKind::kUnrolled}};
-  for (const LoopSpec& loop : tile_loops("")) inner.push_back(loop);
-  thread_body.push_back(Chain(inner, {Node::MakeStmt(mac)}));
+  std::vector<Loop> inner = {{"r", shape.r, LoopKind::kUnrolled},
+                             {"s", shape.s, LoopKind::kUnrolled}};
+  for (const Loop& loop : tile_loops("")) inner.push_back(loop);
+  thread_body.push_back(NestLoops(inner, {Node::MakeStmt(mac)}));
 
-  const E c_store = E::Var("bc", cb) + tile_c("s_");
+  const E c_store = E::Var("bc", cb) + axis_c.InBlock("s_");
   Stmt store{
       StmtKind::kCopy,
       {out,
-       {E::Var("n"), c_store, E::Var("by", yb) + tile_y("s_"), E::Var("bx", xb) + tile_x("s_")}},
+       {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"), E::Var("bx", xb) + axis_x.InBlock("s_")}},
       acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {c_store}};
   store.relu = shape.relu;
-  thread_body.push_back(Chain(tile_loops("s_"), {Node::MakeStmt(store)}));
+  thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));
 
-  nest.body.push_back(Chain({{"n", shape.n, LoopKind::kBlockZ},
-                             {"bc", tc[0], LoopKind::kBlockZ},
-                             {"by", ty[0], LoopKind::kBlockY},
-                             {"bx", tx[0], LoopKind::kBlockX},
-                             {"tc", tc[2], LoopKind::kThreadZ},
-                             {"ty", ty[2], LoopKind::kThreadY},
-                             {"tx", tx[2], LoopKind::kThreadX}},
-                            std::move(thread_body)));
+  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
+                                 {"bc", tc[0], LoopKind::kBlockZ},
+                                 {"by", ty[0], LoopKind::kBlockY},
+                                 {"bx", tx[0], LoopKind::kBlockX},
+                                 {"tc", tc[2], LoopKind::kThreadZ},
+                                 {"ty", ty[2], LoopKind::kThreadY},
+                                 {"tx", tx[2], LoopKind::kThreadX}},
+                                std::move(thread_body)));
 
   // As in the direct conv2d template, the step budget unrolls the innermost tile loops (the
   // vthread loops and r, s are unrolled whatever it is). AutoTVM's unroll_explicit is left out:

@@ -37,6 +37,27 @@ void CheckLaunchLimits(const std::string& what, const CudaLaunch& launch, int64_
 std::vector<KnobValue> AutoUnrollValues();  // {0, 16, 64, 512, 1500}
 void ApplyAutoUnroll(LoopNest& nest, const std::string& root, int64_t max_step);
 
+// One axis of the AutoTVM GPU tiling: a split knob of four (block, vthread, thread, inner). Loops
+// over it are named after the axis `a` ("f", "y", "x", "c"): v<a> (the thread's vthreads), t<a>
+// (the thread index, bound once per block) and <a>i (the thread's inner elements), v<a> and <a>i
+// with a prefix for the part of the nest they are in ("" computing, "z_" zeroing, "s_" storing, …).
+struct TiledAxis {
+  std::string name;           // "f", "y", "x", "c"
+  std::vector<int64_t> tile;  // block, vthread, thread, inner
+  // The position in the block's tile: (v<a>, t<a>, <a>i) in mixed radix.
+  AffineExpr InBlock(const std::string& prefix) const;
+  // The position in the thread's own tile: (v<a>, <a>i).
+  AffineExpr InThread(const std::string& prefix) const;
+  int64_t ThreadExtent() const { return tile[1] * tile[3]; }
+};
+// The loops over a thread's own tile of `axes`: every vthread loop (unrolled), then every inner
+// loop, of kind `inner`.
+std::vector<Loop> ThreadTileLoops(const std::vector<TiledAxis>& axes, const std::string& prefix,
+                                  LoopKind inner);
+// The element of `tensor` (one dimension per axis, then `more`) at the thread's own tile position.
+Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const std::string& prefix,
+                        std::vector<AffineExpr> more = {});
+
 // ---- Templates (one file each)
 
 // template_dense_gpu.cc

@@ -32,6 +32,7 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
+#include "glimpse/op_tensors.h"
 
 namespace glimpse::gpu {
 
@@ -53,31 +54,6 @@ constexpr float kG[] = {1,    0,     0,     //
                         0,    0,     1};
 constexpr float kAt[] = {1, 1, 1,  0,  //
                          0, 1, -1, -1};
-
-struct LoopSpec {
-  std::string name;
-  int64_t extent;
-  LoopKind kind = LoopKind::kUnrolled;
-};
-
-Node Chain(const std::vector<LoopSpec>& loops, std::vector<Node> body) {
-  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    std::vector<Node> inner = std::move(body);
-    body = {Node::MakeLoop({it->name, it->extent, it->kind}, std::move(inner))};
-  }
-  return std::move(body.front());
-}
-
-// Σ vars[i] · Π extents[i+1..].
-E Radix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents) {
-  E e;
-  int64_t stride = 1;
-  for (size_t i = vars.size(); i-- > 0;) {
-    e = e + E::Var(vars[i], stride);
-    stride *= extents[i];
-  }
-  return e;
-}
 
 // dst(row) = Σ_col table[row][col] · src(col) for every row, at constant indices: a term whose
 // coefficient is 1 starts the sum as a copy (where the row has one; else a kZero), every other
@@ -185,18 +161,8 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
 
   LoopNest nest;
   nest.name = "conv2d_winograd_gpu";
-  int in = nest.AddTensor(
-      {"I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", DType::kFloat32, TensorRole::kInput, 0});
-  int w = nest.AddTensor(
-      {"Wt", {shape.k, shape.c, 3, 3}, "KCRS", DType::kFloat32, TensorRole::kInput, 1});
-  nest.tensors[w].constant = true;
-  int bias = -1;
-  if (shape.bias) {
-    bias = nest.AddTensor({"bias", {shape.k}, "K", DType::kFloat32, TensorRole::kInput, 2});
-    nest.tensors[bias].constant = true;
-  }
-  int out = nest.AddTensor(
-      {"O", {shape.n, shape.k, oh, ow}, "NCHW", DType::kFloat32, TensorRole::kOutput});
+  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
+  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
   auto literal = [&](const std::string& name, int64_t rows, int64_t cols, const float* values) {
     int t = nest.AddTensor({name, {rows, cols}, "", DType::kFloat32, TensorRole::kLiteral});
     nest.tensors[t].values.assign(values, values + rows * cols);
@@ -243,10 +209,10 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
         }
       }
     }
-    nest.prepare.push_back(Chain({{"p_k", shape.k, LoopKind::kBlockY},
-                                  {"p_cb", shape.c / ct, LoopKind::kBlockX},
-                                  {"p_ct", ct, LoopKind::kThreadX}},
-                                 std::move(weight)));
+    nest.prepare.push_back(NestLoops({{"p_k", shape.k, LoopKind::kBlockY},
+                                      {"p_cb", shape.c / ct, LoopKind::kBlockX},
+                                      {"p_ct", ct, LoopKind::kThreadX}},
+                                     std::move(weight)));
   }
 
   // ---- body
@@ -279,34 +245,22 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   nest.tensors[y].scope = MemoryScope::kLocal;
 
   // Positions for loops with prefix `p`: inside the block's tile and the thread's own tiles.
-  auto local_f = [&](const std::string& p) {
-    return Radix({p + "vf", "tf", p + "fi"}, {tf[1], tf[2], tf[3]});
-  };
-  auto local_y = [&](const std::string& p) {
-    return Radix({p + "vy", "ty", p + "yi"}, {ty[1], ty[2], ty[3]});
-  };
-  auto local_x = [&](const std::string& p) {
-    return Radix({p + "vx", "tx", p + "xi"}, {tx[1], tx[2], tx[3]});
-  };
-  auto own_f = [&](const std::string& p) { return Radix({p + "vf", p + "fi"}, {tf[1], tf[3]}); };
-  auto own_y = [&](const std::string& p) { return Radix({p + "vy", p + "yi"}, {ty[1], ty[3]}); };
-  auto own_x = [&](const std::string& p) { return Radix({p + "vx", p + "xi"}, {tx[1], tx[3]}); };
+  const TiledAxis axis_f{"f", tf}, axis_y{"y", ty}, axis_x{"x", tx};
+  // A thread's own tile (with or without the channel axis), every loop unrolled.
   auto tile_loops = [&](const std::string& p, bool with_f) {
-    std::vector<LoopSpec> loops;
-    if (with_f) loops.push_back({p + "vf", tf[1]});
-    loops.insert(loops.end(), {{p + "vy", ty[1]}, {p + "vx", tx[1]}});
-    if (with_f) loops.push_back({p + "fi", tf[3]});
-    loops.insert(loops.end(), {{p + "yi", ty[3]}, {p + "xi", tx[3]}});
-    return loops;
+    return with_f ? ThreadTileLoops({axis_f, axis_y, axis_x}, p, LoopKind::kUnrolled)
+                  : ThreadTileLoops({axis_y, axis_x}, p, LoopKind::kUnrolled);
   };
 
-  std::vector<LoopSpec> zero_loops = tile_loops("z_", true);
-  zero_loops.insert(zero_loops.end(), {{"z_e", kAlpha}, {"z_n", kAlpha}});
-  Node zero = Chain(
+
+  std::vector<Loop> zero_loops = tile_loops("z_", true);
+  zero_loops.insert(zero_loops.end(),
+                    {{"z_e", kAlpha, LoopKind::kUnrolled}, {"z_n", kAlpha, LoopKind::kUnrolled}});
+  Node zero = NestLoops(
       zero_loops,
       {Node::MakeStmt(Stmt(
           StmtKind::kZero,
-          Access{acc, {own_f("z_"), own_y("z_"), own_x("z_"), E::Var("z_e"), E::Var("z_n")}}))});
+          Access{acc, {axis_f.InThread("z_"), axis_y.InThread("z_"), axis_x.InThread("z_"), E::Var("z_e"), E::Var("z_n")}}))});
 
   const E c_now = E::Var("rco", rci) + E::Var("rci");
   std::vector<Node> step;
@@ -316,11 +270,11 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
               {u,
                {E::Var("u_e"), E::Var("u_n"), E::Var("bf", fb) + E::Var("u_f"),
                 E::Var("rco", rci) + E::Var("u_c")}}};
-    step.push_back(Chain({{"u_e", kAlpha, LoopKind::kCooperative},
-                          {"u_n", kAlpha, LoopKind::kCooperative},
-                          {"u_f", fb, LoopKind::kCooperative},
-                          {"u_c", rci, LoopKind::kCooperative}},
-                         {Node::MakeStmt(copy)}));
+    step.push_back(NestLoops({{"u_e", kAlpha, LoopKind::kCooperative},
+                              {"u_n", kAlpha, LoopKind::kCooperative},
+                              {"u_f", fb, LoopKind::kCooperative},
+                              {"u_c", rci, LoopKind::kCooperative}},
+                             {Node::MakeStmt(copy)}));
   }
   if (cache_input) {
     Stmt copy{StmtKind::kCopy,
@@ -330,10 +284,10 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
                 E::Var("by", yb * kM) + E::Var("a_h") + E::Const(-shape.pad),
                 E::Var("bx", xb * kM) + E::Var("a_w") + E::Const(-shape.pad)},
                /*zero_outside=*/true}};
-    step.push_back(Chain({{"a_c", rci, LoopKind::kCooperative},
-                          {"a_h", window_h, LoopKind::kCooperative},
-                          {"a_w", window_w, LoopKind::kCooperative}},
-                         {Node::MakeStmt(copy)}));
+    step.push_back(NestLoops({{"a_c", rci, LoopKind::kCooperative},
+                              {"a_h", window_h, LoopKind::kCooperative},
+                              {"a_w", window_w, LoopKind::kCooperative}},
+                             {Node::MakeStmt(copy)}));
   }
 
   // The input transform of each of the thread's tiles, into V.
@@ -341,97 +295,102 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   if (cache_input) {
     patch = {
         aa,
-        {E::Var("rci"), local_y("v_") * kM + E::Var("d_i"), local_x("v_") * kM + E::Var("d_j")}};
+        {E::Var("rci"), axis_y.InBlock("v_") * kM + E::Var("d_i"), axis_x.InBlock("v_") * kM + E::Var("d_j")}};
   } else {
     // Guarded where the patch reaches the padding or past the last row / column.
     patch = {in,
              {E::Var("n"), c_now,
-              (E::Var("by", yb) + local_y("v_")) * kM + E::Var("d_i") + E::Const(-shape.pad),
-              (E::Var("bx", xb) + local_x("v_")) * kM + E::Var("d_j") + E::Const(-shape.pad)},
+              (E::Var("by", yb) + axis_y.InBlock("v_")) * kM + E::Var("d_i") + E::Const(-shape.pad),
+              (E::Var("bx", xb) + axis_x.InBlock("v_")) * kM + E::Var("d_j") + E::Const(-shape.pad)},
              /*zero_outside=*/true};
   }
-  Node load =
-      Chain({{"d_i", kAlpha}, {"d_j", kAlpha}},
-            {Node::MakeStmt(Stmt(StmtKind::kCopy, {d, {E::Var("d_i"), E::Var("d_j")}}, patch))});
-  Node rows = Chain({{"t_j", kAlpha}}, LinearMap(
-                                           bt, kBt, kAlpha, kAlpha,
-                                           [&](int64_t xi) {
-                                             return Access{t, {E::Const(xi), E::Var("t_j")}};
-                                           },
-                                           [&](int64_t i) {
-                                             return Access{d, {E::Const(i), E::Var("t_j")}};
-                                           }));
+  Node load = NestLoops(
+      {{"d_i", kAlpha, LoopKind::kUnrolled}, {"d_j", kAlpha, LoopKind::kUnrolled}},
+      {Node::MakeStmt(Stmt(StmtKind::kCopy, {d, {E::Var("d_i"), E::Var("d_j")}}, patch))});
+  Node rows = NestLoops({{"t_j", kAlpha, LoopKind::kUnrolled}},
+                        LinearMap(
+                            bt, kBt, kAlpha, kAlpha,
+                            [&](int64_t xi) {
+                              return Access{t, {E::Const(xi), E::Var("t_j")}};
+                            },
+                            [&](int64_t i) {
+                              return Access{d, {E::Const(i), E::Var("t_j")}};
+                            }));
   auto v_at = [&](const std::string& p, const E& xi, const E& nu) {
-    return Access{v, {own_y(p), own_x(p), xi, nu}};
+    return Access{v, {axis_y.InThread(p), axis_x.InThread(p), xi, nu}};
   };
-  Node cols = Chain({{"w_x", kAlpha}},
-                    LinearMap(
-                        bt, kBt, kAlpha, kAlpha,
-                        [&](int64_t nu) { return v_at("v_", E::Var("w_x"), E::Const(nu)); },
-                        [&](int64_t j) {
-                          return Access{t, {E::Var("w_x"), E::Const(j)}};
-                        },
-                        /*transpose=*/true));
+  Node cols = NestLoops({{"w_x", kAlpha, LoopKind::kUnrolled}},
+                        LinearMap(
+                            bt, kBt, kAlpha, kAlpha,
+                            [&](int64_t nu) { return v_at("v_", E::Var("w_x"), E::Const(nu)); },
+                            [&](int64_t j) {
+                              return Access{t, {E::Var("w_x"), E::Const(j)}};
+                            },
+                            /*transpose=*/true));
   Node transform =
-      Chain(tile_loops("v_", false), {std::move(load), std::move(rows), std::move(cols)});
+      NestLoops(tile_loops("v_", false), {std::move(load), std::move(rows), std::move(cols)});
 
   // The batched product over this channel: M[f][tile][ξ][ν] += U[ξ][ν][k][c] · V[tile][ξ][ν].
-  std::vector<LoopSpec> gemm_loops = tile_loops("g_", true);
-  gemm_loops.insert(gemm_loops.end(), {{"g_e", kAlpha}, {"g_n", kAlpha}});
+  std::vector<Loop> gemm_loops = tile_loops("g_", true);
+  gemm_loops.insert(gemm_loops.end(),
+                    {{"g_e", kAlpha, LoopKind::kUnrolled}, {"g_n", kAlpha, LoopKind::kUnrolled}});
   Access u_at =
-      cache_u ? Access{uu, {E::Var("g_e"), E::Var("g_n"), local_f("g_"), E::Var("rci")}}
-              : Access{u, {E::Var("g_e"), E::Var("g_n"), E::Var("bf", fb) + local_f("g_"), c_now}};
-  Node gemm =
-      Chain(gemm_loops,
-            {Node::MakeStmt(Stmt(
-                StmtKind::kMultiplyAdd,
-                Access{acc, {own_f("g_"), own_y("g_"), own_x("g_"), E::Var("g_e"), E::Var("g_n")}},
-                u_at, v_at("g_", E::Var("g_e"), E::Var("g_n"))))});
+      cache_u ? Access{uu, {E::Var("g_e"), E::Var("g_n"), axis_f.InBlock("g_"), E::Var("rci")}}
+              : Access{u, {E::Var("g_e"), E::Var("g_n"), E::Var("bf", fb) + axis_f.InBlock("g_"), c_now}};
+  Node gemm = NestLoops(
+      gemm_loops,
+      {Node::MakeStmt(
+          Stmt(StmtKind::kMultiplyAdd,
+               Access{acc, {axis_f.InThread("g_"), axis_y.InThread("g_"), axis_x.InThread("g_"), E::Var("g_e"), E::Var("g_n")}},
+               u_at, v_at("g_", E::Var("g_e"), E::Var("g_n"))))});
   Node channel = Node::MakeLoop({"rci", rci}, {std::move(transform), std::move(gemm)});
   step.push_back(std::move(channel));
   Node reduction = Node::MakeLoop({"rco", trc[0]}, std::move(step));
 
   // The output transform and the (guarded) store of each 2×2 output tile.
-  const E f_out = E::Var("bf", fb) + local_f("o_");
-  const E m_f = own_f("o_"), m_y = own_y("o_"), m_x = own_x("o_");
-  Node s_map = Chain({{"s_n", kAlpha}},
-                     LinearMap(
-                         at, kAt, kM, kAlpha,
-                         [&](int64_t a) {
-                           return Access{s, {E::Const(a), E::Var("s_n")}};
-                         },
-                         [&](int64_t xi) {
-                           return Access{acc, {m_f, m_y, m_x, E::Const(xi), E::Var("s_n")}};
-                         }));
-  Node y_map = Chain({{"y_a", kM}}, LinearMap(
-                                        at, kAt, kM, kAlpha,
-                                        [&](int64_t b) {
-                                          return Access{y, {E::Var("y_a"), E::Const(b)}};
-                                        },
-                                        [&](int64_t nu) {
-                                          return Access{s, {E::Var("y_a"), E::Const(nu)}};
-                                        },
-                                        /*transpose=*/true));
+  const E f_out = E::Var("bf", fb) + axis_f.InBlock("o_");
+  const E m_f = axis_f.InThread("o_"), m_y = axis_y.InThread("o_"), m_x = axis_x.InThread("o_");
+  Node s_map = NestLoops({{"s_n", kAlpha, LoopKind::kUnrolled}},
+                         LinearMap(
+                             at, kAt, kM, kAlpha,
+                             [&](int64_t a) {
+                               return Access{s, {E::Const(a), E::Var("s_n")}};
+                             },
+                             [&](int64_t xi) {
+                               return Access{acc, {m_f, m_y, m_x, E::Const(xi), E::Var("s_n")}};
+                             }));
+  Node y_map = NestLoops({{"y_a", kM, LoopKind::kUnrolled}},
+                         LinearMap(
+                             at, kAt, kM, kAlpha,
+                             [&](int64_t b) {
+                               return Access{y, {E::Var("y_a"), E::Const(b)}};
+                             },
+                             [&](int64_t nu) {
+                               return Access{s, {E::Var("y_a"), E::Const(nu)}};
+                             },
+                             /*transpose=*/true));
   Stmt store{StmtKind::kCopy,
              {out,
-              {E::Var("n"), f_out, (E::Var("by", yb) + local_y("o_")) * kM + E::Var("st_a"),
-               (E::Var("bx", xb) + local_x("o_")) * kM + E::Var("st_b")},
+              {E::Var("n"), f_out, (E::Var("by", yb) + axis_y.InBlock("o_")) * kM + E::Var("st_a"),
+               (E::Var("bx", xb) + axis_x.InBlock("o_")) * kM + E::Var("st_b")},
               /*zero_outside=*/oh % kM != 0 || ow % kM != 0},
              {y, {E::Var("st_a"), E::Var("st_b")}}};
   if (bias >= 0) store.bias = Access{bias, {f_out}};
   store.relu = shape.relu;
-  Node store_tile = Chain({{"st_a", kM}, {"st_b", kM}}, {Node::MakeStmt(store)});
-  Node output =
-      Chain(tile_loops("o_", true), {std::move(s_map), std::move(y_map), std::move(store_tile)});
+  Node store_tile =
+      NestLoops({{"st_a", kM, LoopKind::kUnrolled}, {"st_b", kM, LoopKind::kUnrolled}},
+                {Node::MakeStmt(store)});
+  Node output = NestLoops(tile_loops("o_", true),
+                          {std::move(s_map), std::move(y_map), std::move(store_tile)});
 
-  nest.body.push_back(Chain({{"n", shape.n, LoopKind::kBlockZ},
-                             {"bf", tf[0], LoopKind::kBlockZ},
-                             {"by", ty[0], LoopKind::kBlockY},
-                             {"bx", tx[0], LoopKind::kBlockX},
-                             {"tf", tf[2], LoopKind::kThreadZ},
-                             {"ty", ty[2], LoopKind::kThreadY},
-                             {"tx", tx[2], LoopKind::kThreadX}},
-                            {std::move(zero), std::move(reduction), std::move(output)}));
+  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
+                                 {"bf", tf[0], LoopKind::kBlockZ},
+                                 {"by", ty[0], LoopKind::kBlockY},
+                                 {"bx", tx[0], LoopKind::kBlockX},
+                                 {"tf", tf[2], LoopKind::kThreadZ},
+                                 {"ty", ty[2], LoopKind::kThreadY},
+                                 {"tx", tx[2], LoopKind::kThreadX}},
+                                {std::move(zero), std::move(reduction), std::move(output)}));
   nest.Validate();
   CudaLaunch launch;
   launch.grid = {tx[0], ty[0], shape.n * tf[0]};

@@ -13,6 +13,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
+#include "glimpse/json_file.h"
 
 namespace glimpse {
 
@@ -311,16 +312,7 @@ StudyResults ResultsFromJson(const Json& json, const std::string& path) {
 }
 
 StudyResults LoadResults(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the results file");
-  std::stringstream text;
-  text << in.rdbuf();
-  Json json;
-  try {
-    json = Json::parse(text.str());
-  } catch (const Json::parse_error& error) {
-    throw Error(path + ": not valid JSON (" + error.what() + ")");
-  }
+  const Json json = ReadJsonFile(path, "the results file");
   return ResultsFromJson(json, path);
 }
 

@@ -8,6 +8,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
+#include "glimpse/json_file.h"
 
 namespace glimpse {
 
@@ -254,16 +255,7 @@ StudyConfig ParseStudyConfig(const Json& json, const std::string& path,
 }
 
 StudyConfig LoadStudyConfig(const std::string& path, const std::string& root_override) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the study file");
-  std::stringstream text;
-  text << in.rdbuf();
-  Json json;
-  try {
-    json = Json::parse(text.str());
-  } catch (const Json::parse_error& error) {
-    throw Error(path + ": not valid JSON (" + error.what() + ")");
-  }
+  const Json json = ReadJsonFile(path, "the study file");
   return ParseStudyConfig(json, path, root_override);
 }
 

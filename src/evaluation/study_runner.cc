@@ -4,9 +4,9 @@
 // (every file once, in parallel; optimum, valid count; leave-one-device-out histories) → the job
 // list (space × seed × strategy, so that every stretch of the list mixes strategies and the ETA
 // holds) → the journal (runs already finished with the same settings are skipped) → ParallelFor
-// over the jobs: RunOne = Tune() with a ReplayRunner, a NullBuilder, no database, quietly, the
-// strategy wrapped in a TimedTuner → journal line + progress → the results, summarised, written
-// atomically.
+// over the jobs: RunOne = Tune() on a ReplayTarget (ReplayRunner, NullBuilder), no database, the
+// strategy wrapped in a TimedTuner, quietly → journal line + progress → the results, summarised,
+// written atomically.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -202,24 +202,25 @@ Json RunSettingsKey(const StudyConfig& study, const StudyStrategy& strategy,
 
 RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const StudyStrategy& strategy,
                  uint64_t seed, bool noise) {
+  ReplayOptions replay;
+  replay.noise = noise;
+  replay.seed = seed;
+  const ReplayTarget target(space.recorded, replay);
   std::shared_ptr<ReplayValidityChecker> checker;  // validity_init: its checks are presampling
   Json tuner_options =
       SubstituteRunPlaceholders(strategy.options, DeviceOfSpaceId(space.info.id), space.info.group);
   TargetKnowledge knowledge;
   if (!strategy.transfer.empty()) knowledge.history = *space.history;
   if (strategy.validity_init) {
-    checker = std::make_shared<ReplayValidityChecker>(space.recorded);
+    checker = target.MakeReplayValidityChecker(*space.task);
     knowledge.validity_checker = checker;
     tuner_options["validity_init"] = true;
   }
   std::unique_ptr<Tuner> inner = MakeTuner(strategy.tuner, tuner_options);
   evaluation::TimedTuner tuner(std::move(inner));
 
-  ReplayOptions replay;
-  replay.noise = noise;
-  replay.seed = seed;
-  ReplayRunner runner(space.recorded, replay);
-  NullBuilder builder;
+  std::unique_ptr<Runner> runner = target.MakeRunner(*space.task, study.max_seconds);
+  std::unique_ptr<Builder> builder = target.MakeBuilder("");
   TuneOptions options;
   options.max_measurements = study.max_measurements;
   options.max_seconds = study.max_seconds;
@@ -228,7 +229,7 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   options.resume = false;
   options.progress = ProgressMode::kQuiet;
   options.knowledge = std::move(knowledge);
-  TuneSummary summary = Tune(*space.task, tuner, builder, runner, nullptr, options);
+  TuneSummary summary = Tune(*space.task, tuner, *builder, *runner, nullptr, options);
 
   RunRecord run;
   run.space = space.info.id;

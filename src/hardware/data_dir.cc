@@ -8,6 +8,9 @@
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
 
+#ifndef GLIMPSE_INSTALLED_DATA_DIR
+#define GLIMPSE_INSTALLED_DATA_DIR ""
+#endif
 #ifndef GLIMPSE_DEFAULT_DATA_DIR
 #define GLIMPSE_DEFAULT_DATA_DIR ""
 #endif
@@ -46,8 +49,10 @@ std::string GlimpseDataDir() {
     }
     looked.push_back(fmt::format("data/ in {} and its parents", exe.parent_path().string()));
   }
-  const std::string built_in = GLIMPSE_DEFAULT_DATA_DIR;
-  if (!built_in.empty()) {
+  // Where `cmake --install` puts it for the configured prefix (a program linking the installed
+  // libraries), then the source tree the libraries were built from.
+  for (const std::string built_in : {GLIMPSE_INSTALLED_DATA_DIR, GLIMPSE_DEFAULT_DATA_DIR}) {
+    if (built_in.empty()) continue;
     if (HasTable(built_in)) return built_in;
     looked.push_back(built_in);
   }

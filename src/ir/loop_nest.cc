@@ -143,6 +143,26 @@ Node Node::MakeStmt(Stmt stmt) {
   return node;
 }
 
+Node NestLoops(const std::vector<Loop>& loops, std::vector<Node> body) {
+  if (loops.empty()) throw Error("NestLoops: no loops");
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    std::vector<Node> inner = std::move(body);
+    body = {Node::MakeLoop(*it, std::move(inner))};
+  }
+  return std::move(body.front());
+}
+
+AffineExpr MixedRadix(const std::vector<std::string>& vars, const std::vector<int64_t>& extents) {
+  if (vars.size() != extents.size()) throw Error("MixedRadix: one extent per variable");
+  AffineExpr position;
+  int64_t stride = 1;
+  for (size_t i = vars.size(); i-- > 0;) {
+    position = position + AffineExpr::Var(vars[i], stride);
+    stride *= extents[i];
+  }
+  return position;
+}
+
 int LoopNest::AddTensor(TensorDecl tensor) {
   tensors.push_back(std::move(tensor));
   return static_cast<int>(tensors.size()) - 1;

@@ -106,8 +106,6 @@ namespace model {
 
 namespace {
 
-// Seed of the planner's random stream, apart from the tuner's own (as the xgb tuner's).
-constexpr uint64_t kPlannerSeedSalt = 0x5a17'0001;
 
 // One entry of a plan: a cluster of candidates.
 struct PlannedCluster {
@@ -142,15 +140,9 @@ class ChameleonTuner : public Tuner {
   ChameleonOptions options_;
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
-  std::unique_ptr<CostModel> model_;
-  std::unique_ptr<SaOptimizer> optimizer_;
-  UnvisitedSampler sampler_;
-  ConfigSet visited_;
+  ModelGuidedSearch search_;  // model, planner, sampler, scored observations
   std::vector<PlannedCluster> plan_;  // the current plan, best predicted representative first
   size_t plan_pt_ = 0;                // next entry of plan_
-  std::vector<Config> xs_;            // every observation, in order
-  std::vector<double> ys_;            // its score: 1 / time_s, 0 for failures
-  double score_max_ = 0.0;
   size_t fitted_on_ = 0;  // observations the model was last fitted on (0: never)
 };
 
@@ -159,16 +151,9 @@ void ChameleonTuner::Init(const TuningContext& context) {
   const uint64_t seed = context.seed;
   space_ = &task.space;
   rng_.seed(seed);
-  model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));
-  optimizer_ =
-      std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
-  sampler_.Reset(space_);
-  visited_.clear();
+  search_.Reset(*space_, options_, seed);
   plan_.clear();
   plan_pt_ = 0;
-  xs_.clear();
-  ys_.clear();
-  score_max_ = 0.0;
   fitted_on_ = 0;
 }
 
@@ -181,21 +166,21 @@ std::vector<Config> ChameleonTuner::Propose(size_t n) {
     if (plan_pt_ >= plan_.size() && !planner_dry && !MakePlan()) planner_dry = true;
     std::optional<Config> pick;
     if (plan_pt_ >= plan_.size()) {
-      pick = sampler_.Next(rng_, visited_);  // no model yet, or the planner found nothing
+      pick = search_.sampler.Next(rng_, search_.visited);  // no model yet, or the planner found nothing
       if (!pick) break;                      // the space is exhausted
     } else {
       // ε-greedy: the last `tail` entries of a plan are random; at least one entry is planned.
       const size_t planned_slots = plan_.size() - std::min(tail, plan_.size() - 1);
       const size_t entry = plan_pt_++;
       if (entry >= planned_slots) {
-        pick = sampler_.Next(rng_, visited_);
+        pick = search_.sampler.Next(rng_, search_.visited);
         if (!pick) break;
       } else {
         pick = PickFrom(plan_[entry]);
         if (!pick) continue;  // the whole cluster was observed after planning
       }
     }
-    visited_.insert(*pick);
+    search_.visited.insert(*pick);
     proposals.push_back(std::move(*pick));
   }
   return proposals;
@@ -205,10 +190,10 @@ std::vector<Config> ChameleonTuner::Propose(size_t n) {
 // synthesis (the members' per-knob mode) when that is a new valid configuration, else the nearest
 // member not visited yet.
 std::optional<Config> ChameleonTuner::PickFrom(const PlannedCluster& cluster) const {
-  if (!visited_.count(cluster.members.front())) return cluster.members.front();
-  if (!visited_.count(cluster.mode) && space_->IsValid(cluster.mode)) return cluster.mode;
+  if (!search_.visited.count(cluster.members.front())) return cluster.members.front();
+  if (!search_.visited.count(cluster.mode) && space_->IsValid(cluster.mode)) return cluster.mode;
   for (const Config& member : cluster.members) {
-    if (!visited_.count(member)) return member;
+    if (!search_.visited.count(member)) return member;
   }
   return std::nullopt;
 }
@@ -216,24 +201,7 @@ std::optional<Config> ChameleonTuner::PickFrom(const PlannedCluster& cluster) co
 void ChameleonTuner::Observe(const std::vector<Config>& configs,
                              const std::vector<MeasureResult>& results) {
   RequireInit("Observe");
-  if (configs.size() != results.size()) {
-    throw Error(std::string("tuner '") + kName + "': Observe got " +
-                std::to_string(configs.size()) + " configurations but " +
-                std::to_string(results.size()) + " results");
-  }
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (!space_->InRange(configs[i])) {
-      throw Error(std::string("tuner '") + kName + "': observed configuration " +
-                  std::to_string(i) + " is not in the task's space");
-    }
-    const MeasureResult& result = results[i];
-    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
-    const double score = ok ? 1.0 / result.time_s : 0.0;
-    xs_.push_back(configs[i]);
-    ys_.push_back(score);
-    score_max_ = std::max(score_max_, score);
-    visited_.insert(configs[i]);  // also covers records of a resumed run
-  }
+  search_.Record(*space_, kName, configs, results);
 }
 
 // Replaces the used-up plan. Returns false when there is no model yet (fewer than plan_size
@@ -243,16 +211,16 @@ bool ChameleonTuner::MakePlan() {
   plan_.clear();
   plan_pt_ = 0;
   const size_t plan_size = static_cast<size_t>(options_.plan_size);
-  if (xs_.size() < plan_size || !(score_max_ > 0.0)) return false;
+  if (search_.xs.size() < plan_size || !(search_.score_max > 0.0)) return false;
   ChameleonPlanInfo info;
-  if (xs_.size() > fitted_on_) {
-    model_->Fit(xs_, ys_);
-    fitted_on_ = xs_.size();
+  if (search_.xs.size() > fitted_on_) {
+    search_.model->Fit(search_.xs, search_.ys);
+    fitted_on_ = search_.xs.size();
     info.refitted = true;
   }
   const size_t wanted =
       std::max<size_t>(1, static_cast<size_t>(std::llround(plan_size * options_.candidate_ratio)));
-  std::vector<Config> candidates = optimizer_->FindMaximums(*model_, wanted, visited_);
+  std::vector<Config> candidates = search_.optimizer->FindMaximums(*search_.model, wanted, search_.visited);
   info.candidates = candidates.size();
   if (!candidates.empty()) plan_ = Cluster(candidates, info);
   info.planned = plan_.size();

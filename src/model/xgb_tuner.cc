@@ -52,7 +52,6 @@ std::optional<Config> UnvisitedSampler::Next(Rng& rng, const ConfigSet& visited)
 namespace {
 
 // Seeds of the planner's and the models' random streams, apart from the tuner's own.
-constexpr uint64_t kPlannerSeedSalt = 0x5a17'0001;
 constexpr uint64_t kBaseModelSeedSalt = 0x5a17'0002;
 constexpr uint64_t kPresampleSeedSalt = 0x5a17'0003;
 // AutoTVM fit_log: the base model trains 400 rounds at most, stops after 100 without progress,
@@ -84,15 +83,9 @@ class XgbTuner : public Tuner {
   XgbTunerOptions options_;
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
-  std::unique_ptr<CostModel> model_;
-  std::unique_ptr<SaOptimizer> optimizer_;
-  UnvisitedSampler sampler_;
-  ConfigSet visited_;
+  ModelGuidedSearch search_;  // model, planner, sampler, scored observations
   std::vector<Config> trials_;  // the current plan, best first
   size_t trial_pt_ = 0;         // next position in trials_
-  std::vector<Config> xs_;      // every observation, in order
-  std::vector<double> ys_;      // its score: 1 / time_s, 0 for failures
-  double score_max_ = 0.0;
   int train_ct_ = 0;  // fits so far
 
   // Validity-driven initialisation.
@@ -106,16 +99,9 @@ void XgbTuner::Init(const TuningContext& context) {
   const uint64_t seed = context.seed;
   space_ = &task.space;
   rng_.seed(seed);
-  model_ = MakeXgbCostModel(*space_, CostModelOptions(options_, seed));
-  optimizer_ =
-      std::make_unique<SaOptimizer>(*space_, PlannerOptions(options_), seed ^ kPlannerSeedSalt);
-  sampler_.Reset(space_);
-  visited_.clear();
+  search_.Reset(*space_, options_, seed);
   trials_.clear();
   trial_pt_ = 0;
-  xs_.clear();
-  ys_.clear();
-  score_max_ = 0.0;
   train_ct_ = 0;
   e0_.clear();
   e0_pt_ = 0;
@@ -146,7 +132,7 @@ void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
                            static_cast<size_t>(options_.e0_valid))
             .configs;
   std::shared_ptr<const ValidityBias> bias = bias_;
-  optimizer_->set_score_bias([bias](const std::vector<Config>& configs,
+  search_.optimizer->set_score_bias([bias](const std::vector<Config>& configs,
                                     std::vector<double>& scores) { bias->Apply(configs, scores); });
 }
 
@@ -174,10 +160,10 @@ void XgbTuner::LoadHistory(uint64_t seed, const TransferHistory& history) {
   std::shared_ptr<CostModel> base = MakeXgbCostModel(*space_, base_options);
   base->Fit(configs, scores);
   if (trials_.empty()) {
-    trials_ = optimizer_->FindMaximums(*base, options_.plan_size, visited_);
+    trials_ = search_.optimizer->FindMaximums(*base, options_.plan_size, search_.visited);
     trial_pt_ = 0;
   }
-  model_->SetBaseModel(base);
+  search_.model->SetBaseModel(base);
 }
 
 std::vector<Config> XgbTuner::Propose(size_t n) {
@@ -187,18 +173,18 @@ std::vector<Config> XgbTuner::Propose(size_t n) {
   std::vector<Config> proposals;
   // E0 first (validity_init); members already observed (a resumed run) are skipped.
   for (; e0_pt_ < e0_.size() && proposals.size() < n; ++e0_pt_) {
-    if (visited_.insert(e0_[e0_pt_]).second) proposals.push_back(e0_[e0_pt_]);
+    if (search_.visited.insert(e0_[e0_pt_]).second) proposals.push_back(e0_[e0_pt_]);
   }
   while (proposals.size() < n) {
-    while (trial_pt_ < trials_.size() && visited_.count(trials_[trial_pt_])) ++trial_pt_;
+    while (trial_pt_ < trials_.size() && search_.visited.count(trials_[trial_pt_])) ++trial_pt_;
     std::optional<Config> pick;
     if (trial_pt_ + random_tail >= trials_.size()) {
-      pick = sampler_.Next(rng_, visited_);
+      pick = search_.sampler.Next(rng_, search_.visited);
     } else {
       pick = trials_[trial_pt_];
     }
     if (!pick) break;  // the space is exhausted
-    visited_.insert(*pick);
+    search_.visited.insert(*pick);
     proposals.push_back(std::move(*pick));
   }
   return proposals;
@@ -207,31 +193,17 @@ std::vector<Config> XgbTuner::Propose(size_t n) {
 void XgbTuner::Observe(const std::vector<Config>& configs,
                        const std::vector<MeasureResult>& results) {
   RequireInit("Observe");
-  if (configs.size() != results.size()) {
-    throw Error("tuner '" + Name() + "': Observe got " + std::to_string(configs.size()) +
-                " configurations but " + std::to_string(results.size()) + " results");
-  }
-  for (size_t i = 0; i < configs.size(); ++i) {
-    if (!space_->InRange(configs[i])) {
-      throw Error("tuner '" + Name() + "': observed configuration " + std::to_string(i) +
-                  " is not in the task's space");
-    }
-    const MeasureResult& result = results[i];
-    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
-    const double score = ok ? 1.0 / result.time_s : 0.0;
-    xs_.push_back(configs[i]);
-    ys_.push_back(score);
-    score_max_ = std::max(score_max_, score);
-    visited_.insert(configs[i]);  // also covers records of a resumed run
-    if (bias_) bias_->Mark(configs[i], ok);
+  const std::vector<bool> ok = search_.Record(*space_, Name(), configs, results);
+  if (bias_) {
+    for (size_t i = 0; i < configs.size(); ++i) bias_->Mark(configs[i], ok[i]);
   }
   // The first fit comes after plan_size observations, or with validity_init after E0 (the paper
   // trains the first model on E0); later ones every plan_size observations.
   const size_t first_fit = e0_.empty() ? static_cast<size_t>(options_.plan_size) : e0_.size();
   const size_t due = first_fit + static_cast<size_t>(options_.plan_size) * train_ct_;
-  if (xs_.size() >= due && score_max_ > 0.0) {
-    model_->Fit(xs_, ys_);
-    trials_ = Plan(*model_);
+  if (search_.xs.size() >= due && search_.score_max > 0.0) {
+    search_.model->Fit(search_.xs, search_.ys);
+    trials_ = Plan(*search_.model);
     trial_pt_ = 0;
     ++train_ct_;
   }
@@ -240,10 +212,10 @@ void XgbTuner::Observe(const std::vector<Config>& configs,
 std::vector<Config> XgbTuner::Plan(const CostModel& model) {
   const size_t plan_size = static_cast<size_t>(options_.plan_size);
   if (!options_.diversity_filter_ratio) {
-    return optimizer_->FindMaximums(model, plan_size, visited_);
+    return search_.optimizer->FindMaximums(model, plan_size, search_.visited);
   }
   const size_t wanted = static_cast<size_t>(plan_size * *options_.diversity_filter_ratio);
-  std::vector<Config> candidates = optimizer_->FindMaximums(model, wanted, visited_);
+  std::vector<Config> candidates = search_.optimizer->FindMaximums(model, wanted, search_.visited);
   // AutoTVM passes 0 · scores: the pick maximises knob-value coverage alone, and the candidates'
   // order (best predicted first) breaks ties.
   std::vector<double> zero(candidates.size(), 0.0);

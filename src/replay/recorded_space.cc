@@ -222,6 +222,18 @@ std::optional<std::pair<uint64_t, RecordedEntry>> RecordedSpace::Best() const {
   return best;
 }
 
+double RecordedSpace::MedianCompileTime() const {
+  std::vector<double> times;
+  times.reserve(entries.size());
+  for (const auto& [index, entry] : entries) times.push_back(entry.compile_time_s);
+  if (times.empty()) return 0.0;
+  const size_t middle = times.size() / 2;
+  std::nth_element(times.begin(), times.begin() + middle, times.end());
+  if (times.size() % 2 == 1) return times[middle];
+  const double lower = *std::max_element(times.begin(), times.begin() + middle);
+  return 0.5 * (lower + times[middle]);
+}
+
 Task RecordedSpace::MakeTask() const {
   Task task;
   if (!kernel_name.empty()) {

@@ -12,29 +12,11 @@
 
 namespace glimpse {
 
-namespace {
-
-// Median compile time over every entry (any status): what trying a configuration the file lacks
-// would have cost at least.
-double MedianCompileTime(const RecordedSpace& recorded) {
-  std::vector<double> times;
-  times.reserve(recorded.entries.size());
-  for (const auto& [index, entry] : recorded.entries) times.push_back(entry.compile_time_s);
-  if (times.empty()) return 0.0;
-  size_t middle = times.size() / 2;
-  std::nth_element(times.begin(), times.begin() + middle, times.end());
-  if (times.size() % 2 == 1) return times[middle];
-  double upper = times[middle];
-  double lower = *std::max_element(times.begin(), times.begin() + middle);
-  return 0.5 * (lower + upper);
-}
-
-}  // namespace
 
 ReplayRunner::ReplayRunner(std::shared_ptr<const RecordedSpace> recorded, ReplayOptions options)
     : recorded_(std::move(recorded)), options_(options), rng_(options.seed) {
   if (!recorded_) throw Error("ReplayRunner needs a recorded space");
-  missing_cost_s_ = MedianCompileTime(*recorded_);
+  missing_cost_s_ = recorded_->MedianCompileTime();
 }
 
 std::vector<MeasureResult> ReplayRunner::Run(const std::vector<MeasureInput>& inputs,

@@ -9,28 +9,11 @@
 
 namespace glimpse {
 
-namespace {
-
-// The median compile time over every entry, as the ReplayRunner charges a configuration the file
-// lacks (kept equal to it so that a check never costs more than the measurement it stands for).
-double MedianCompileSeconds(const RecordedSpace& recorded) {
-  std::vector<double> times;
-  times.reserve(recorded.entries.size());
-  for (const auto& [index, entry] : recorded.entries) times.push_back(entry.compile_time_s);
-  if (times.empty()) return 0.0;
-  const size_t middle = times.size() / 2;
-  std::nth_element(times.begin(), times.begin() + middle, times.end());
-  if (times.size() % 2 == 1) return times[middle];
-  const double lower = *std::max_element(times.begin(), times.begin() + middle);
-  return 0.5 * (lower + times[middle]);
-}
-
-}  // namespace
 
 ReplayValidityChecker::ReplayValidityChecker(std::shared_ptr<const RecordedSpace> recorded)
     : recorded_(std::move(recorded)) {
   if (!recorded_) throw Error("ReplayValidityChecker needs a recorded space");
-  missing_cost_s_ = MedianCompileSeconds(*recorded_);
+  missing_cost_s_ = recorded_->MedianCompileTime();
 }
 
 std::vector<ValidityResult> ReplayValidityChecker::Check(const std::vector<Config>& configs) {

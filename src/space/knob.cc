@@ -137,6 +137,17 @@ const char* KnobKindName(KnobKind kind) {
   return "unknown";
 }
 
+Knob Knob::OfValues(std::string name, KnobKind kind, std::vector<KnobValue> values) {
+  CheckDuplicates(name, values);
+  Knob knob;
+  knob.name_ = std::move(name);
+  knob.kind_ = kind;
+  knob.values_ = std::move(values);
+  knob.variables_.reserve(knob.values_.size());
+  for (const KnobValue& v : knob.values_) knob.variables_.push_back({ScalarOf(v)});
+  return knob;
+}
+
 Knob Knob::Ordered(std::string name, std::vector<KnobValue> values) {
   CheckName(name, "ordered");
   if (values.empty()) throw Error("ordered knob '" + name + "': no values");
@@ -146,14 +157,7 @@ Knob Knob::Ordered(std::string name, std::vector<KnobValue> values) {
                   " is not a number (use a categorical knob)");
     }
   }
-  CheckDuplicates(name, values);
-  Knob knob;
-  knob.name_ = std::move(name);
-  knob.kind_ = KnobKind::kOrdered;
-  knob.values_ = std::move(values);
-  knob.variables_.reserve(knob.values_.size());
-  for (const KnobValue& v : knob.values_) knob.variables_.push_back({ScalarOf(v)});
-  return knob;
+  return OfValues(std::move(name), KnobKind::kOrdered, std::move(values));
 }
 
 Knob Knob::Categorical(std::string name, std::vector<KnobValue> values) {
@@ -165,14 +169,7 @@ Knob Knob::Categorical(std::string name, std::vector<KnobValue> values) {
                   " is a list; values must be numbers or strings");
     }
   }
-  CheckDuplicates(name, values);
-  Knob knob;
-  knob.name_ = std::move(name);
-  knob.kind_ = KnobKind::kCategorical;
-  knob.values_ = std::move(values);
-  knob.variables_.reserve(knob.values_.size());
-  for (const KnobValue& v : knob.values_) knob.variables_.push_back({ScalarOf(v)});
-  return knob;
+  return OfValues(std::move(name), KnobKind::kCategorical, std::move(values));
 }
 
 Knob Knob::Split(std::string name, int64_t extent, int parts, SplitFilter filter) {

@@ -100,6 +100,7 @@ TEST_F(CliErrorTest, CpuFlagsNeedTargetCpu) {
   ExpectError({"tune", "--op", "dense:M=1,N=2,K=3"}, "--op needs --target cpu");
   ExpectError(TuneArgs({"--global-budget", "10"}), "--global-budget needs --target cpu");
   ExpectError(TuneArgs({"--threads", "1"}), "--threads needs --target cpu");
+  ExpectError(TuneArgs({"--overlap-builds"}), "--overlap-builds needs --target cpu");
 }
 
 TEST_F(CliErrorTest, ReplayFlagsAreRefusedWithTargetCpu) {
@@ -153,6 +154,9 @@ TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
   ExpectError(with({"--run-timeout", "0"}), "--run-timeout must be a positive number");
   ExpectError(with({"--build-timeout", "-1"}), "--build-timeout must be a positive number");
   ExpectError(with({"--build-jobs", "-2"}), "--build-jobs must be 0");
+  // No CPU would be left to the compiler.
+  ExpectError(with({"--overlap-builds", "--threads", "4096"}),
+              "--overlap-builds: overlapping builds with measurements");
   ExpectError(with({"--tuner", "xgbb"}), "unknown tuner 'xgbb'; known:");
   ExpectError(with({"--tuner", "ga", "--tuner-option", "populaton=5"}), "populaton");
 }

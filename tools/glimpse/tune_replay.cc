@@ -128,14 +128,15 @@ void RunReplayTune(const TuneFlags& flags) {
   if (flags.pace_ms < 0) {
     throw Error("--pace-ms must be ≥ 0 (got " + fmt::format("{}", flags.pace_ms) + ")");
   }
-  ReplayRunner runner(recorded, replay);
-  NullBuilder builder;
+  const ReplayTarget target(recorded, replay);
+  std::unique_ptr<Runner> runner = target.MakeRunner(task, options.max_seconds);
+  std::unique_ptr<Builder> builder = target.MakeBuilder("");
 
   // Validity-driven initialisation (Rieber et al.) checks configurations against the recorded
   // statuses, charged their compile time, before the first model: a checker, not the runner.
   const bool validity_init = tuner_options.value("validity_init", false) == true;
   std::shared_ptr<ReplayValidityChecker> checker;
-  if (validity_init) checker = std::make_shared<ReplayValidityChecker>(recorded);
+  if (validity_init) checker = target.MakeReplayValidityChecker(task);
 
   // Everything about the transfer that can fail is checked before a database file is created.
   TransferHistory history;
@@ -156,7 +157,7 @@ void RunReplayTune(const TuneFlags& flags) {
   options.knowledge.validity_checker = checker;
 
   TuneSummary summary =
-      Tune(task, *tuner, builder, runner, database ? &*database : nullptr, options);
+      Tune(task, *tuner, *builder, *runner, database ? &*database : nullptr, options);
   std::vector<std::string> components;
   if (tuner->Name() == "glimpse") components = GlimpseTunerComponents(*tuner);
   if (flags.json) {
