@@ -155,10 +155,11 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
                              {std::move(copy_a), std::move(copy_w), std::move(compute)});
 
   const E f_out = E::Var("bf", fb) + axis_f.InBlock("s_");
-  Stmt store{
-      StmtKind::kCopy,
-      {out, {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"), E::Var("bx", xb) + axis_x.InBlock("s_")}},
-      acc_at("s_")};
+  Stmt store{StmtKind::kCopy,
+             {out,
+              {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"),
+               E::Var("bx", xb) + axis_x.InBlock("s_")}},
+             acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {f_out}};
   store.relu = shape.relu;
   Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});

@@ -83,7 +83,6 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
     return ThreadTileLoops(axes, p, LoopKind::kSerial);
   };
 
-
   std::vector<Node> thread_body;
   Access input;
   const E c_out = E::Var("bc", cb) + axis_c.InBlock("");
@@ -108,7 +107,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   } else {
     const E pad = E::Const(-shape.pad);
     input = {in,
-             {E::Var("n"), c_out, (E::Var("by", yb) + axis_y.InBlock("")) * stride + E::Var("r", dil) + pad,
+             {E::Var("n"), c_out,
+              (E::Var("by", yb) + axis_y.InBlock("")) * stride + E::Var("r", dil) + pad,
               (E::Var("bx", xb) + axis_x.InBlock("")) * stride + E::Var("s", dil) + pad},
              /*zero_outside=*/shape.pad > 0};
   }
@@ -122,11 +122,11 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   thread_body.push_back(NestLoops(inner, {Node::MakeStmt(mac)}));
 
   const E c_store = E::Var("bc", cb) + axis_c.InBlock("s_");
-  Stmt store{
-      StmtKind::kCopy,
-      {out,
-       {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"), E::Var("bx", xb) + axis_x.InBlock("s_")}},
-      acc_at("s_")};
+  Stmt store{StmtKind::kCopy,
+             {out,
+              {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"),
+               E::Var("bx", xb) + axis_x.InBlock("s_")}},
+             acc_at("s_")};
   if (bias >= 0) store.bias = Access{bias, {c_store}};
   store.relu = shape.relu;
   thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));

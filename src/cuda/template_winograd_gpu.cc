@@ -252,15 +252,15 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
                   : ThreadTileLoops({axis_y, axis_x}, p, LoopKind::kUnrolled);
   };
 
-
   std::vector<Loop> zero_loops = tile_loops("z_", true);
   zero_loops.insert(zero_loops.end(),
                     {{"z_e", kAlpha, LoopKind::kUnrolled}, {"z_n", kAlpha, LoopKind::kUnrolled}});
   Node zero = NestLoops(
       zero_loops,
-      {Node::MakeStmt(Stmt(
-          StmtKind::kZero,
-          Access{acc, {axis_f.InThread("z_"), axis_y.InThread("z_"), axis_x.InThread("z_"), E::Var("z_e"), E::Var("z_n")}}))});
+      {Node::MakeStmt(
+          Stmt(StmtKind::kZero, Access{acc,
+                                       {axis_f.InThread("z_"), axis_y.InThread("z_"),
+                                        axis_x.InThread("z_"), E::Var("z_e"), E::Var("z_n")}}))});
 
   const E c_now = E::Var("rco", rci) + E::Var("rci");
   std::vector<Node> step;
@@ -293,16 +293,17 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   // The input transform of each of the thread's tiles, into V.
   Access patch;
   if (cache_input) {
-    patch = {
-        aa,
-        {E::Var("rci"), axis_y.InBlock("v_") * kM + E::Var("d_i"), axis_x.InBlock("v_") * kM + E::Var("d_j")}};
+    patch = {aa,
+             {E::Var("rci"), axis_y.InBlock("v_") * kM + E::Var("d_i"),
+              axis_x.InBlock("v_") * kM + E::Var("d_j")}};
   } else {
     // Guarded where the patch reaches the padding or past the last row / column.
-    patch = {in,
-             {E::Var("n"), c_now,
-              (E::Var("by", yb) + axis_y.InBlock("v_")) * kM + E::Var("d_i") + E::Const(-shape.pad),
-              (E::Var("bx", xb) + axis_x.InBlock("v_")) * kM + E::Var("d_j") + E::Const(-shape.pad)},
-             /*zero_outside=*/true};
+    patch = {
+        in,
+        {E::Var("n"), c_now,
+         (E::Var("by", yb) + axis_y.InBlock("v_")) * kM + E::Var("d_i") + E::Const(-shape.pad),
+         (E::Var("bx", xb) + axis_x.InBlock("v_")) * kM + E::Var("d_j") + E::Const(-shape.pad)},
+        /*zero_outside=*/true};
   }
   Node load = NestLoops(
       {{"d_i", kAlpha, LoopKind::kUnrolled}, {"d_j", kAlpha, LoopKind::kUnrolled}},
@@ -335,14 +336,17 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   gemm_loops.insert(gemm_loops.end(),
                     {{"g_e", kAlpha, LoopKind::kUnrolled}, {"g_n", kAlpha, LoopKind::kUnrolled}});
   Access u_at =
-      cache_u ? Access{uu, {E::Var("g_e"), E::Var("g_n"), axis_f.InBlock("g_"), E::Var("rci")}}
-              : Access{u, {E::Var("g_e"), E::Var("g_n"), E::Var("bf", fb) + axis_f.InBlock("g_"), c_now}};
-  Node gemm = NestLoops(
-      gemm_loops,
-      {Node::MakeStmt(
-          Stmt(StmtKind::kMultiplyAdd,
-               Access{acc, {axis_f.InThread("g_"), axis_y.InThread("g_"), axis_x.InThread("g_"), E::Var("g_e"), E::Var("g_n")}},
-               u_at, v_at("g_", E::Var("g_e"), E::Var("g_n"))))});
+      cache_u
+          ? Access{uu, {E::Var("g_e"), E::Var("g_n"), axis_f.InBlock("g_"), E::Var("rci")}}
+          : Access{u,
+                   {E::Var("g_e"), E::Var("g_n"), E::Var("bf", fb) + axis_f.InBlock("g_"), c_now}};
+  Node gemm =
+      NestLoops(gemm_loops,
+                {Node::MakeStmt(Stmt(StmtKind::kMultiplyAdd,
+                                     Access{acc,
+                                            {axis_f.InThread("g_"), axis_y.InThread("g_"),
+                                             axis_x.InThread("g_"), E::Var("g_e"), E::Var("g_n")}},
+                                     u_at, v_at("g_", E::Var("g_e"), E::Var("g_n"))))});
   Node channel = Node::MakeLoop({"rci", rci}, {std::move(transform), std::move(gemm)});
   step.push_back(std::move(channel));
   Node reduction = Node::MakeLoop({"rco", trc[0]}, std::move(step));

@@ -106,7 +106,6 @@ namespace model {
 
 namespace {
 
-
 // One entry of a plan: a cluster of candidates.
 struct PlannedCluster {
   std::vector<Config> members;  // nearest to the centroid first (ties: best predicted first)
@@ -140,10 +139,10 @@ class ChameleonTuner : public Tuner {
   ChameleonOptions options_;
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
-  ModelGuidedSearch search_;  // model, planner, sampler, scored observations
+  ModelGuidedSearch search_;          // model, planner, sampler, scored observations
   std::vector<PlannedCluster> plan_;  // the current plan, best predicted representative first
   size_t plan_pt_ = 0;                // next entry of plan_
-  size_t fitted_on_ = 0;  // observations the model was last fitted on (0: never)
+  size_t fitted_on_ = 0;              // observations the model was last fitted on (0: never)
 };
 
 void ChameleonTuner::Init(const TuningContext& context) {
@@ -166,8 +165,9 @@ std::vector<Config> ChameleonTuner::Propose(size_t n) {
     if (plan_pt_ >= plan_.size() && !planner_dry && !MakePlan()) planner_dry = true;
     std::optional<Config> pick;
     if (plan_pt_ >= plan_.size()) {
-      pick = search_.sampler.Next(rng_, search_.visited);  // no model yet, or the planner found nothing
-      if (!pick) break;                      // the space is exhausted
+      pick = search_.sampler.Next(rng_,
+                                  search_.visited);  // no model yet, or the planner found nothing
+      if (!pick) break;                              // the space is exhausted
     } else {
       // ε-greedy: the last `tail` entries of a plan are random; at least one entry is planned.
       const size_t planned_slots = plan_.size() - std::min(tail, plan_.size() - 1);
@@ -220,7 +220,8 @@ bool ChameleonTuner::MakePlan() {
   }
   const size_t wanted =
       std::max<size_t>(1, static_cast<size_t>(std::llround(plan_size * options_.candidate_ratio)));
-  std::vector<Config> candidates = search_.optimizer->FindMaximums(*search_.model, wanted, search_.visited);
+  std::vector<Config> candidates =
+      search_.optimizer->FindMaximums(*search_.model, wanted, search_.visited);
   info.candidates = candidates.size();
   if (!candidates.empty()) plan_ = Cluster(candidates, info);
   info.planned = plan_.size();

@@ -55,9 +55,9 @@ struct ModelGuidedSearch {
   std::unique_ptr<CostModel> model;
   std::unique_ptr<SaOptimizer> optimizer;
   UnvisitedSampler sampler;
-  ConfigSet visited;         // observed (measured or resumed)
-  std::vector<Config> xs;    // every observation, in order
-  std::vector<double> ys;    // its score
+  ConfigSet visited;       // observed (measured or resumed)
+  std::vector<Config> xs;  // every observation, in order
+  std::vector<double> ys;  // its score
   double score_max = 0.0;
 
   // A fresh search of `space` with the tuner's model and planner options (XgbTunerOptions,
@@ -65,7 +65,8 @@ struct ModelGuidedSearch {
   template <typename TunerOptions>
   void Reset(const ConfigSpace& space, const TunerOptions& options, uint64_t seed) {
     model = MakeXgbCostModel(space, CostModelOptions(options, seed));
-    optimizer = std::make_unique<SaOptimizer>(space, PlannerOptions(options), seed ^ kPlannerSeedSalt);
+    optimizer =
+        std::make_unique<SaOptimizer>(space, PlannerOptions(options), seed ^ kPlannerSeedSalt);
     sampler.Reset(&space);
     visited.clear();
     xs.clear();

@@ -83,10 +83,10 @@ class XgbTuner : public Tuner {
   XgbTunerOptions options_;
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
-  ModelGuidedSearch search_;  // model, planner, sampler, scored observations
+  ModelGuidedSearch search_;    // model, planner, sampler, scored observations
   std::vector<Config> trials_;  // the current plan, best first
   size_t trial_pt_ = 0;         // next position in trials_
-  int train_ct_ = 0;  // fits so far
+  int train_ct_ = 0;            // fits so far
 
   // Validity-driven initialisation.
   std::vector<Config> e0_;              // the first batch, handed out before anything else
@@ -132,8 +132,10 @@ void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
                            static_cast<size_t>(options_.e0_valid))
             .configs;
   std::shared_ptr<const ValidityBias> bias = bias_;
-  search_.optimizer->set_score_bias([bias](const std::vector<Config>& configs,
-                                    std::vector<double>& scores) { bias->Apply(configs, scores); });
+  search_.optimizer->set_score_bias(
+      [bias](const std::vector<Config>& configs, std::vector<double>& scores) {
+        bias->Apply(configs, scores);
+      });
 }
 
 void XgbTuner::LoadHistory(uint64_t seed, const TransferHistory& history) {

@@ -12,7 +12,6 @@
 
 namespace glimpse {
 
-
 ReplayRunner::ReplayRunner(std::shared_ptr<const RecordedSpace> recorded, ReplayOptions options)
     : recorded_(std::move(recorded)), options_(options), rng_(options.seed) {
   if (!recorded_) throw Error("ReplayRunner needs a recorded space");

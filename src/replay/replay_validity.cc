@@ -9,7 +9,6 @@
 
 namespace glimpse {
 
-
 ReplayValidityChecker::ReplayValidityChecker(std::shared_ptr<const RecordedSpace> recorded)
     : recorded_(std::move(recorded)) {
   if (!recorded_) throw Error("ReplayValidityChecker needs a recorded space");
