@@ -46,7 +46,10 @@ inline constexpr int kGpuTableVersion = 1;
 struct GpuSpec {
   std::string name;  // as the driver reports it: "NVIDIA A100-PCIE-40GB"
   GpuVendor vendor = GpuVendor::kNvidia;
-  std::string segment;               // datacenter, workstation, consumer, laptop
+  std::string segment;  // datacenter, workstation, consumer, laptop
+  // Where the entry comes from: "catalog" (a hand entry, checked against the vendor's figures; the
+  // Blueprint is fitted on these) or "wikipedia" (derived from a row of the GPU lists alone).
+  std::string listing = "catalog";
   std::vector<std::string> aliases;  // other names that find it ("A100", "RTX_3090")
   int64_t devices_per_board = 1;
   std::string architecture;        // "Ampere", "CDNA 2"
@@ -99,8 +102,9 @@ const std::vector<GpuNumericField>& GpuNumericFields();
 const GpuNumericField& GpuNumericFieldByName(const std::string& name);  // Error if unknown
 
 // The name as lookup compares it: lower case; '-', '_', '/', ',', parentheses as spaces; "<n> gb"
-// joined to "<n>gb"; the words nvidia, amd, ati, geforce, tesla, radeon, instinct, pro, gpu and
-// graphics dropped. "NVIDIA GeForce RTX 3090" and "RTX_3090" both become "rtx 3090".
+// joined to "<n>gb"; a Mesa driver suffix ("(radeonsi, polaris10, …") cut; the words nvidia, amd,
+// ati, geforce, tesla, radeon, instinct, pro, gpu, graphics, tm, r, with, design, oem, compute and
+// engine dropped. "NVIDIA GeForce RTX 3090" and "RTX_3090" both become "rtx 3090".
 std::string NormalizeGpuName(const std::string& name);
 
 class GpuTable {
@@ -113,11 +117,15 @@ class GpuTable {
   static const GpuTable& Default();
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  // The catalog entries (listing "catalog"): what the shipped Blueprint is fitted on, so that the
+  // GPUs derived from the lists widen the lookup without moving every GPU's embedding.
+  std::vector<GpuSpec> CatalogGpus() const;
   const std::string& origin() const { return origin_; }
   int version() const { return version_; }
 
   // Finds a GPU by any name a driver, a tool or a file reports for it:
-  //  1. its name or an alias, compared after NormalizeGpuName;
+  //  1. its name or an alias, compared after NormalizeGpuName, or — when that names one GPU
+  //     only — the same without spaces ("RX590 GME");
   //  2. otherwise the same name without form-factor and memory words (pcie, sxm2, sxm4, sxm5,
   //     nvl, hbm2/2e/3/3e, "<n>gb"), choosing among the GPUs that share it the one whose such
   //     words agree best with the query's ("A100 PCIe 80GB" → "NVIDIA A100 80GB PCIe").
@@ -137,6 +145,9 @@ class GpuTable {
   std::string origin_;
   int version_ = 0;
   std::map<std::string, size_t> by_name_;  // normalised name or alias → index
+  // The same without spaces → index, or kAmbiguous where two GPUs share it.
+  static constexpr size_t kAmbiguous = static_cast<size_t>(-1);
+  std::map<std::string, size_t> by_compact_name_;
 };
 
 // GpuTable::Default().Lookup(name).

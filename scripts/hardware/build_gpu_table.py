@@ -7,7 +7,10 @@ Standard library only. Inputs:
   - scripts/hardware/arch_facts.json: per-architecture facts (cores, registers, shared memory,
     threads per SM by NVIDIA compute capability or AMD ISA generation), with their sources;
   - scripts/hardware/gpu_catalog.json: the GPUs, the names their drivers report, aliases, the
-    scrape row of each, and per-GPU figures that replace or fill in the scrape's ("set").
+    scrape row of each, and per-GPU figures that replace or fill in the scrape's ("set");
+  - scripts/hardware/chip_facts.json: chip -> architecture, AMD target and L2, for the scrape rows
+    the catalog does not name, which become entries of their own when they pass the same checks
+    (derive_entries; the rows left out are counted by reason).
 Every figure of the output names its source. The script refuses to write a table where a GPU
 lacks a field, where the SM count disagrees with the scrape's own count, or where a headline
 FLOP/s figure is far from 2 x cores x clock (a sign of a misread column).
@@ -137,6 +140,12 @@ class ScrapeRow:
             for column, value in self.row.items():
                 if column.startswith("Model (Code name)"):
                     label = value
+        if label is None:
+            for column in ("Model (Codename)", "Model (codename)", "Branding and Model",
+                           "Model name (Architecture)"):
+                if column in self.row:
+                    label = self.row[column]
+                    break
         self.label = label or key
 
     def column(self, patterns):
@@ -158,24 +167,33 @@ COLUMNS = {
     "base_clock_mhz": [r"Base core clock \(MHz\)$", r"Base core \(MHz\)$",
                        r"^Clock [Ss]peeds Base \(MHz\)$", r"^Clock rate Base \(MHz\)$",
                        r"^Clock rate Core \(MHz\)$",
-                       r"^Shaders Base clock \(MHz\)$", r"^Core [Cc]lock \(MHz\)$"],
+                       r"^Shaders Base clock \(MHz\)$", r"^Core [Cc]lock \(MHz\)$",
+                       r"^Clock speed Core \(MHz\)$", r"^Clock rate \(MHz\) Core \(MHz\)$",
+                       r"^Core Clock \(MHz\) Base$", r"^Clock Speeds Base \(MHz\)$"],
     "boost_clock_mhz": [r"Boost core clock \(MHz\)$", r"Boost core \(MHz\)$",
                         r"^Clock [Ss]peeds Boost \(MHz\)$", r"^Clock rate Average Boost \(MHz\)$",
                         r"^Shaders Max boost clock \(MHz\)$", r"^Boost clock \(MHz\)$",
-                        r"^Core [Cc]lock \(MHz\)$"],
+                        r"^Core [Cc]lock \(MHz\)$", r"^Clock rate \(MHz\) Boost \(MHz\)$",
+                        r"^Clock Speeds Boost \(MHz\)$", r"^Clock speeds Boost clock \(MHz\)$",
+                        r"^Core Clock \(MHz\) Turbo$"],
     "memory_bandwidth_gb_per_s": [r"^Memory Bandwidth \(GB/s\)$",
                                   r"^Memory configuration Bandwidth \(GB/s\)$"],
     "memory_type": [r"^Memory Bus type$", r"^Memory configuration DRAM type$",
-                    r"^Memory Bus type & width$"],
+                    r"^Memory Bus type & width$", r"^Memory Bus type & width \(bit\)$",
+                    r"^Memory Type$", r"^Memory RAM type$"],
     "memory_bus_width_bits": [r"^Memory Bus width \(bit\)$",
                               r"^Memory configuration Bus width \(bit\)$",
-                              r"^Memory Bus type & width$"],
+                              r"^Memory Bus type & width$", r"^Memory Bus width \(Bit\)$",
+                              r"^Memory Bus type & width \(bit\)$"],
     "memory_bytes": [r"^Memory Size \(GiB\)$", r"^Memory configuration Size \(GiB\)$",
-                     r"^Memory Size \(GB\)$", r"^Memory Size$", r"^Memory$"],
+                     r"^Memory Size \(GB\)$", r"^Memory Size$", r"^Memory$",
+                     r"^Memory Size \(MiB\)$", r"^Memory configuration Size \(MiB\)$"],
     "l2_bytes": [r"^L2 Cache \(MiB\)$", r"^Cache L2 \(MiB\)$"],
     "l3_bytes": [r"Infinity Cache( Infinity Cache)?( Size)?$", r"^Memory L3 cache$"],
     "fp32_flops": [r"^Processing power \((TFLOPS|GFLOPS)\) Single precision( \(MAD or FMA\))?$",
-                   r"^Processing power \(?(TFLOPS|GFLOPS)\)? Single$"],
+                   r"^Processing power \(?(TFLOPS|GFLOPS)\)? Single$",
+                   r"^Processing power \(GFLOPS\)$", r"^Performance \(GFLOPS FP32\)$",
+                   r"^Processing power \(GFLOPS\) Single precision \(Boost\)$"],
     "fp16_flops": [r"^Processing power \((TFLOPS|GFLOPS)\) Half precision$"],
     # Workstation rows' "Supported API version CUDA" mixes compute capabilities with CUDA versions,
     # so only the datacenter tables' column is trusted to check the catalog.
@@ -233,7 +251,7 @@ def scraped_figures(row):
     column, cell = row.column(COLUMNS["memory_bus_width_bits"])
     if cell is not None:
         if "&" in column:
-            m = re.search(r"(\d+)-bit", str(cell))
+            m = re.search(r"(\d+)[- ]?bit", str(cell))
             value = float(m.group(1)) if m else None
         else:
             value = pick(cell, "last")
@@ -242,7 +260,11 @@ def scraped_figures(row):
     column, cell = row.column(COLUMNS["memory_bytes"])
     if cell is not None:
         value = pick(cell, "last" if "×" in str(cell) else "first")
-        out["memory_bytes"] = (int(value * GIB), row.source(column, "nominal GB taken as GiB"))
+        if "MiB" in column:
+            out["memory_bytes"] = (int(value * MIB), row.source(column))
+        else:
+            out["memory_bytes"] = (int(value * GIB),
+                                   row.source(column, "nominal GB taken as GiB"))
     column, cell = row.column(COLUMNS["l2_bytes"])
     if cell is not None:
         out["l2_bytes"] = (int(pick(cell, "first") * MIB), row.source(column))
@@ -308,11 +330,18 @@ def build_gpu(entry, rows, facts, catalog_sources, warnings):
     if vendor == "nvidia":
         architecture_source = (f"{facts['sources']['cuda-guide-specs']}; "
                                f"compute capability {arch_key}")
+    elif "architecture" in field_sources:
+        architecture_source = arch_source("architecture").rsplit("; ", 1)[0]
     else:
         architecture_source = facts["sources"]["rocm-gpu-specs"]
     put("architecture", arch["architecture"], architecture_source)
-    put("chip", entry["chip"], "glimpse catalog (scripts/hardware/gpu_catalog.json), after the "
-        "vendor's product specifications")
+    if entry.get("derived"):
+        put("chip", entry["chip"], f"Wikipedia GPU lists ({vendor.upper() if vendor == 'amd' else 'NVIDIA'}), "
+            f"row '{entry['row_label']}' (code name or product), mapped by "
+            "scripts/hardware/chip_facts.json")
+    else:
+        put("chip", entry["chip"], "glimpse catalog (scripts/hardware/gpu_catalog.json), after the "
+            "vendor's product specifications")
     if vendor == "nvidia":
         put("compute_capability", arch_key, facts["sources"]["cuda-guide-specs"])
         put("target", "sm_" + arch_key.replace(".", ""),
@@ -414,7 +443,10 @@ def build_gpu(entry, rows, facts, catalog_sources, warnings):
     if figures["memory_bandwidth_gb_per_s"] <= 0:
         raise BuildError(f"{name}: no memory bandwidth")
 
+    # "catalog": a hand entry of gpu_catalog.json (the Blueprint is fitted on these); "wikipedia":
+    # derived from a row of the scrape alone.
     out = {"name": name, "vendor": vendor, "segment": entry["segment"],
+           "listing": "wikipedia" if entry.get("derived") else "catalog",
            "aliases": entry.get("aliases", []),
            "devices_per_board": figures.pop("devices_per_board", entry.get("devices_per_board", 1))}
     sources.pop("devices_per_board", None)
@@ -427,15 +459,200 @@ def build_gpu(entry, rows, facts, catalog_sources, warnings):
     return out
 
 
+# Words glimpse's C++ lookup (NormalizeGpuName in src/hardware/gpu_table.cc) ignores: two names
+# equal once normalised would make the table unloadable.
+DROPPED_WORDS = {"nvidia", "amd", "ati", "geforce", "tesla", "radeon", "instinct", "pro", "gpu",
+                 "graphics", "tm", "r", "with", "design", "oem", "compute", "engine"}
+
+
+def normalise(name):
+    words = re.sub(r"[-_/,()\s]+", " ", name.lower()).split()
+    out, i = [], 0
+    while i < len(words):
+        if words[i].isdigit() and i + 1 < len(words) and words[i + 1] == "gb":
+            out.append(words[i] + "gb")
+            i += 2
+            continue
+        if words[i] not in DROPPED_WORDS:
+            out.append(words[i])
+        i += 1
+    return " ".join(out)
+
+
+def variant_base(normalised):
+    """A normalised name without form-factor and memory words (as SplitVariant in C++)."""
+    return " ".join(w for w in normalised.split()
+                    if not re.fullmatch(r"pcie|sxm[245]?|nvl|hbm(2e?|3e?)|\d+gb", w))
+
+
+# ---- GPUs without a hand entry: derived from their scrape rows
+
+SKIP_NAME = re.compile(r"Xbox|PlayStation|\bPS[345]\b|Nintendo|Switch|Wii|Steam Deck|\bSoC\b|"
+                       r"\bAPU\b|Computing (Server|System)|Deskside|Visual Computing", re.I)
+TESLA_VARIANTS = {"mezzanine": " SXM2", "PCIe card": " PCIe", "SXM card": " SXM",
+                  "PCIe FHHL card": " PCIe FHHL", "12 GB card": "-PCIE-12GB",
+                  "16 GB card": "-PCIE-16GB"}
+GCN_GENERATIONS = {"1": "gfx6", "2": "gfx7", "3": "gfx8", "4": "gfx8", "5": "gfx9"}
+
+
+def clean_label(label):
+    label = re.sub(r"\[[^\]]*\]", "", str(label)).replace("\u00ad", "")
+    label = re.sub(r"(\d{3})(\d{4}SP)\b", r"\1 \2", label)  # "RX 5802048SP" -> "RX 580 2048SP"
+    return re.sub(r"\s+", " ", label).strip(" *")
+
+
+def nvidia_identity(row, chips):
+    """(name, aliases, chip, segment) of an NVIDIA row, or a reason to skip it."""
+    label = clean_label(row.label)
+    code = re.sub(r"\([^)]*\)", " ", str(row.row.get("Code name", "")))  # "(N18P-G62-A1)"
+    aliases = []
+    tesla = re.match(r"^(\w+) GPU (?:accelerator|Computing Module)(?: \((.*)\))?$", label)
+    if tesla:
+        product, variant = tesla.group(1), tesla.group(2) or ""
+        chip = chips["nvidia_products"].get(product)
+        if chip is None:
+            return "chip before Kepler or unknown"
+        brand = "Tesla" if product[0] in "KMPVT" else "NVIDIA"
+        name = f"{brand} {product}{TESLA_VARIANTS.get(variant, '')}"
+        if product[0] == "K":  # drivers add the cooling: "Tesla K20m" (passive), "K20c" (active)
+            aliases = [f"{name}m", f"{name}c"]
+        return name, aliases, chip, "datacenter"
+    found = re.findall(r"\b(G[KMPV]\d{3}[A-Z]?|TU\d{3}|GA\d{3}|AD\d{3}|GH\d{3}|GB\d{3}|GF\d{3}|"
+                       r"G\d{2}|NV\d+|MCP\w*|C\d{2})", code)
+    found = [f if f in chips["nvidia"] else f[:-1] for f in found]  # "GM200GL" -> "GM200"
+    if len(set(f.rstrip("B") for f in found)) != 1 or found[0] not in chips["nvidia"]:
+        return "chip before Kepler, unknown or ambiguous"
+    chip = found[0]
+    laptop = re.search(r"Laptop|Mobile|Max-Q|Notebook|\d+M[X]?\b|\bMX\d", label)
+    base = re.sub(r"\s*(\(Laptop\)|Mobile/ Laptop|Mobile|Laptop)\s*$", "", label)
+    if re.match(r"^\d", base):
+        base = "GeForce RTX " + base  # "5070 Laptop"
+    if re.search(r"Laptop|Mobile", label) and not re.search(r"Max-Q|\d+M[X]?\b", label):
+        base += " Laptop GPU"
+    if "Max-Q" in base:
+        aliases.append(re.sub(r"\s*Max-Q", " with Max-Q Design", base))
+    if base.startswith(("Quadro", "Tesla", "GRID")):
+        name = base
+    else:
+        name = base if base.startswith("NVIDIA") else "NVIDIA " + base
+    aliases = [a if a.startswith(("Quadro", "NVIDIA")) else "NVIDIA " + a for a in aliases]
+    if laptop:
+        segment = "laptop"
+    elif re.search(r"Quadro|RTX A\d|RTX PRO|NVS", name):
+        segment = "workstation"
+    elif re.search(r"Tesla|GRID", name):
+        segment = "datacenter"
+    else:
+        segment = "consumer"
+    return name, aliases, chip, segment
+
+
+def amd_identity(row, chips):
+    label = clean_label(row.label)
+    m = re.match(r"^(.*?)\s*\(([^)]*)\)\s*$", label)
+    product, chip_text = (m.group(1), m.group(2)) if m else (label, str(row.row.get("Code name", "")))
+    chip = None
+    for key in sorted(chips["amd"], key=len, reverse=True):
+        if re.match(re.escape(key) + r"\b", chip_text):
+            chip = key
+            break
+    if chip is None:
+        return "chip before GCN, unknown, or a mobile code name"
+    name = product if product.startswith("AMD") else "AMD " + product
+    if re.search(r"Instinct|FirePro S|Radeon Pro V|Radeon Sky", name):
+        segment = "datacenter"
+    elif re.search(r"FirePro|Radeon Pro|Radeon PRO", name) and not re.search(r"\d+M\b", name):
+        segment = "workstation"
+    elif re.search(r"\d+M\b|Mobile|\bM\d{3}X?\b", name):
+        segment = "laptop"
+    else:
+        segment = "consumer"
+    return name, [], chip, segment
+
+
+def derive_entries(rows, chips, taken_rows, taken_names):
+    """Catalog-style entries for the scrape rows of NVIDIA (Kepler on) and AMD (GCN on) GPUs that
+    the catalog does not cover, and why each other row was left out."""
+    entries, skipped = [], {}
+
+    def skip(reason, key):
+        skipped.setdefault(reason, []).append(key)
+
+    for key, raw in rows.items():
+        vendor = {"NVIDIA": "nvidia", "AMD": "amd"}.get(key.split("_", 1)[0])
+        if vendor is None or key in taken_rows:
+            continue
+        row = ScrapeRow(key, raw, vendor)
+        if row.label == key or SKIP_NAME.search(str(row.label)):
+            skip("no product name, or a console, SoC or server", key)
+            continue
+        shaders = str(row.column(COLUMNS["shaders"])[1] or "")
+        if re.search(r"\d\s*[x×]\s*\d|^\d+\s*[x×]", shaders) or re.match(r"2x ", str(row.label)):
+            skip("dual-GPU board", key)
+            continue
+        identity = (nvidia_identity if vendor == "nvidia" else amd_identity)(row, chips)
+        if isinstance(identity, str):
+            skip(identity, key)
+            continue
+        name, aliases, chip, segment = identity
+        facts = chips[vendor][chip]
+        chip_name = facts.get("same_as", chip)
+        entry = {"name": name, "vendor": vendor, "arch": facts["arch"], "chip": chip_name,
+                 "segment": segment, "row": key, "aliases": aliases, "set": {}, "derived": True,
+                 "row_label": clean_label(row.label)}
+        if vendor == "amd":
+            entry["target"] = facts["target"]
+            column, cell = row.column([r"^Architecture", r"^Micro-?archi", r"^GPU arch"])
+            gen = re.match(r"GCN (\d)", str(cell or ""))
+            if gen and GCN_GENERATIONS[gen.group(1)] != facts["arch"]:
+                skip("chip and architecture column disagree", key)
+                continue
+        try:
+            scraped = scraped_figures(row)
+        except (TypeError, ValueError):  # a cell that is "?" or words where a figure belongs
+            skip("a figure cell without a number", key)
+            continue
+        if "boost_clock_mhz" not in scraped and "base_clock_mhz" in scraped:
+            value, source = scraped["base_clock_mhz"]
+            entry["set"]["boost_clock_mhz"] = [value, f"{source} (no boost clock listed: the base "
+                                                      "clock)"]
+        if "l2_bytes" not in scraped:
+            chip_source = chips["sources"].get(facts.get("source"), facts.get("source"))
+            if "l2_kib" in facts:
+                entry["set"]["l2_bytes"] = [facts["l2_kib"] * KIB, f"{chip_source} ({chip_name})"]
+            elif "l2_kib_per_32bit" in facts and "memory_bus_width_bits" in scraped:
+                bits, bits_source = scraped["memory_bus_width_bits"]
+                per = facts["l2_kib_per_32bit"]
+                entry["set"]["l2_bytes"] = [
+                    int(bits) // 32 * per * KIB,
+                    f"derived: {int(bits)}-bit memory interface ({bits_source}) x {per} KiB L2 "
+                    f"per 32 bits of {chip_name} ({chip_source})"]
+        norm = normalise(name)
+        if norm in taken_names:
+            skip("same name as an entry already in the table", key)
+            continue
+        # A plain name whose boards the catalog lists ("GTX 1060" beside "GTX 1060 6GB") would
+        # take the lookups that now find those boards.
+        if norm in {variant_base(n) for n in taken_names if variant_base(n) != n}:
+            skip("a plain name of GPUs the catalog lists by board", key)
+            continue
+        entries.append(entry)
+        taken_names.add(norm)
+    return entries, skipped
+
+
 # ---- The table
 
-def build_table(scrape_path, facts_path, catalog_path):
+def build_table(scrape_path, facts_path, catalog_path, chips_path):
     with gzip.open(scrape_path, "rt", encoding="utf-8") as f:
         rows = json.load(f)
     with open(facts_path, encoding="utf-8") as f:
         facts = json.load(f)
     with open(catalog_path, encoding="utf-8") as f:
         catalog = json.load(f)
+    with open(chips_path, encoding="utf-8") as f:
+        chips = json.load(f)
+    chips["sources"] = {**catalog["sources"], **chips["sources"]}
     warnings, gpus, seen, errors = [], [], {}, []
     for entry in catalog["gpus"]:
         try:
@@ -451,6 +668,31 @@ def build_table(scrape_path, facts_path, catalog_path):
         gpus.append(gpu)
     if errors:
         raise BuildError("\n  ".join([f"{len(errors)} GPU(s) could not be built:"] + errors))
+
+    # Then every scrape row of a GPU since Kepler / GCN that the catalog does not name, where the
+    # row has the essentials and they agree with each other (the checks of build_gpu).
+    taken_names = {normalise(k) for gpu in gpus for k in [gpu["name"]] + gpu["aliases"]}
+    entries, skipped = derive_entries(rows, chips, {e.get("row") for e in catalog["gpus"]},
+                                      taken_names)
+    derived_notes = []
+    for entry in entries:
+        try:
+            gpu = build_gpu(entry, rows, facts, chips["sources"], derived_notes)
+        except BuildError as e:
+            reason = re.sub(r"^[^:]*: ", "", str(e))
+            reason = ("no figure for " + reason.split("no figure for ")[1].split(" (")[0]
+                      if "no figure for" in reason else
+                      "figures disagree with each other" if " x " in reason or "disagree" in reason
+                      or "not a multiple" in reason else reason)
+            skipped.setdefault(reason, []).append(entry["row"])
+            continue
+        for key in [gpu["name"]] + gpu["aliases"]:
+            seen[key.lower()] = gpu["name"]
+        gpus.append(gpu)
+    derived = len(gpus) - len(catalog["gpus"])
+    warnings.append(f"derived {derived} GPUs from scrape rows; {len(derived_notes)} FP32/FP16 "
+                    "notes on them not shown")
+    table_skips = {reason: len(keys) for reason, keys in sorted(skipped.items())}
     table = {
         "format": FORMAT,
         "version": VERSION,
@@ -462,7 +704,7 @@ def build_table(scrape_path, facts_path, catalog_path):
                    for name, (unit, text) in FIELDS.items()},
         "gpus": gpus,
     }
-    return table, warnings
+    return table, warnings, table_skips
 
 
 def render(table):
@@ -475,6 +717,7 @@ def main(argv=None):
     parser.add_argument("--scrape", default=DEFAULT_SCRAPE)
     parser.add_argument("--facts", default=os.path.join(HERE, "arch_facts.json"))
     parser.add_argument("--catalog", default=os.path.join(HERE, "gpu_catalog.json"))
+    parser.add_argument("--chips", default=os.path.join(HERE, "chip_facts.json"))
     parser.add_argument("--out", default=DEFAULT_OUT)
     parser.add_argument("--check", action="store_true",
                         help="compare with --out instead of writing; exit 1 when it differs")
@@ -483,12 +726,14 @@ def main(argv=None):
         print(f"build_gpu_table: scrape not found: {args.scrape} (pass --scrape)", file=sys.stderr)
         return SKIPPED if args.check else 2
     try:
-        table, warnings = build_table(args.scrape, args.facts, args.catalog)
+        table, warnings, skips = build_table(args.scrape, args.facts, args.catalog, args.chips)
     except BuildError as e:
         print(f"build_gpu_table: error: {e}", file=sys.stderr)
         return 2
     for w in warnings:
         print(f"build_gpu_table: note: {w}", file=sys.stderr)
+    for reason, count in skips.items():
+        print(f"build_gpu_table: left out {count} scrape row(s): {reason}", file=sys.stderr)
     text = render(table)
     counts = {}
     for gpu in table["gpus"]:

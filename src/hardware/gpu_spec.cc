@@ -108,6 +108,7 @@ Json GpuSpec::ToJson() const {
   json["name"] = name;
   json["vendor"] = GpuVendorName(vendor);
   json["segment"] = segment;
+  json["listing"] = listing;
   json["aliases"] = aliases;
   json["devices_per_board"] = devices_per_board;
   for (const StringField& field : StringFields()) json[field.name] = this->*field.member;
@@ -130,6 +131,13 @@ GpuSpec GpuSpec::FromJson(const Json& json, const std::string& where) {
   const std::string at = fmt::format("{}, GPU '{}'", where, spec.name);
   spec.vendor = ParseGpuVendor(StringMember(json, "vendor", at));
   if (json.contains("segment")) spec.segment = StringMember(json, "segment", at);
+  if (json.contains("listing")) {
+    spec.listing = StringMember(json, "listing", at);
+    if (spec.listing != "catalog" && spec.listing != "wikipedia") {
+      throw Error(at + ": \"listing\" must be \"catalog\" or \"wikipedia\" (got \"" + spec.listing +
+                  "\")");
+    }
+  }
   if (json.contains("aliases")) {
     const Json& aliases = json["aliases"];
     if (!aliases.is_array()) throw Error(fmt::format("{}: 'aliases' must be a list", at));

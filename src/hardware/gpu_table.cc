@@ -28,11 +28,33 @@ namespace {
 constexpr const char* kTableFormat = "glimpse-gpu-specs";
 
 // Words that say who made or sells a GPU rather than which GPU it is: drivers add or omit them
-// ("Tesla V100-PCIE-32GB", "NVIDIA GeForce RTX 3090", "AMD Radeon PRO W6600").
+// ("Tesla V100-PCIE-32GB", "NVIDIA GeForce RTX 3090", "AMD Radeon PRO W6600"), trademark marks
+// of OpenCL names ("AMD Radeon(TM) RX 6400"), and filler of CUDA and macOS names ("RTX 2070 with
+// Max-Q Design", "Radeon R9 M370X Compute Engine", "GTX 760 Ti OEM").
+// scripts/hardware/build_gpu_table.py keeps the same list to keep table names distinct.
 const std::set<std::string>& DroppedWords() {
-  static const std::set<std::string> words = {"nvidia", "amd",      "ati", "geforce", "tesla",
-                                              "radeon", "instinct", "pro", "gpu",     "graphics"};
+  static const std::set<std::string> words = {
+      "nvidia",   "amd", "ati", "geforce", "tesla",  "radeon", "instinct", "pro",   "gpu",
+      "graphics", "tm",  "r",   "with",    "design", "oem",    "compute",  "engine"};
   return words;
+}
+
+// Mesa's OpenCL names end in the driver's own description: "AMD Radeon RX 590 GME (radeonsi,
+// polaris10, ACO, DRM 3.54, ...)". It names the kernel driver, not the GPU.
+std::string WithoutDriverSuffix(const std::string& name) {
+  static const std::regex mesa(R"(\s*\((radeonsi|amdgpu|nouveau|iris|llvmpipe)\b.*$)",
+                               std::regex::icase);
+  return std::regex_replace(name, mesa, "");
+}
+
+// The normalised name without spaces: OpenCL and CUDA names sometimes run words together
+// ("AMD Radeon RX590 GME" for the RX 590 GME).
+std::string Compact(const std::string& normalised) {
+  std::string out;
+  for (char c : normalised) {
+    if (c != ' ') out += c;
+  }
+  return out;
 }
 
 // Form factor and memory configuration: one chip sold in several boards ("A100-PCIE-40GB",
@@ -105,7 +127,7 @@ std::string FileStem(const std::string& path) {
 
 std::string NormalizeGpuName(const std::string& name) {
   std::string spaced;
-  for (char c : name) {
+  for (char c : WithoutDriverSuffix(name)) {
     unsigned char u = static_cast<unsigned char>(c);
     if (c == '-' || c == '_' || c == '/' || c == ',' || c == '(' || c == ')' || std::isspace(u)) {
       spaced += ' ';
@@ -183,6 +205,9 @@ GpuTable GpuTable::FromJson(const Json& json, const std::string& origin) {
         throw Error(fmt::format("{}: '{}' names both '{}' and '{}'", origin, key,
                                 table.gpus_[it->second].name, gpu.name));
       }
+      // Spacing alone may not tell two GPUs apart: such a compact name finds neither.
+      auto [compact, fresh] = table.by_compact_name_.emplace(Compact(normalised), i);
+      if (!fresh && compact->second != i) compact->second = kAmbiguous;
     }
   }
   return table;
@@ -211,6 +236,11 @@ const GpuSpec* GpuTable::FindOrExplain(const std::string& name, std::string* why
     return nullptr;
   }
   if (auto it = by_name_.find(normalised); it != by_name_.end()) return &gpus_[it->second];
+  // Same words, other spacing ("RX590 GME"), when that names one GPU only.
+  if (auto it = by_compact_name_.find(Compact(normalised));
+      it != by_compact_name_.end() && it->second != kAmbiguous) {
+    return &gpus_[it->second];
+  }
 
   // Same product, other board: score each GPU sharing the base name by agreeing minus
   // conflicting variant words.
@@ -247,6 +277,14 @@ const GpuSpec* GpuTable::FindOrExplain(const std::string& name, std::string* why
   *why = fmt::format("unknown GPU '{}'; closest: {} ('glimpse hw list' shows all)", name,
                      JoinNames(ClosestNames(name)));
   return nullptr;
+}
+
+std::vector<GpuSpec> GpuTable::CatalogGpus() const {
+  std::vector<GpuSpec> catalog;
+  for (const GpuSpec& gpu : gpus_) {
+    if (gpu.listing == "catalog") catalog.push_back(gpu);
+  }
+  return catalog;
 }
 
 const GpuSpec* GpuTable::Find(const std::string& name) const {

@@ -44,8 +44,9 @@ TEST(GpuTable, LoadsWithEnoughGpusOfEachVendorAndGeneration) {
   EXPECT_GE(per_vendor[GpuVendor::kNvidia], 60);
   EXPECT_GE(per_vendor[GpuVendor::kAmd], 15);
   for (const char* generation :
-       {"Kepler", "Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper",
-        "Blackwell", "CDNA", "CDNA 2", "CDNA 3", "RDNA", "RDNA 2", "RDNA 3", "RDNA 4"}) {
+       {"Kepler", "Maxwell",   "Pascal", "Volta",  "Turing",  "Ampere",       "Ada Lovelace",
+        "Hopper", "Blackwell", "GCN 1",  "GCN 2",  "GCN 3/4", "GCN 5 (Vega)", "CDNA",
+        "CDNA 2", "CDNA 3",    "RDNA",   "RDNA 2", "RDNA 3",  "RDNA 4"}) {
     EXPECT_TRUE(architectures.count(generation)) << generation;
   }
   // Datacenter and consumer parts on both sides.
@@ -141,6 +142,72 @@ TEST(GpuLookup, DriverNamesAliasesAndFileNamesResolve) {
   }
 }
 
+TEST(GpuLookup, NamesCudaRocmAndOpenClDriversReportResolve) {
+  const GpuTable& table = Shipped();
+  struct Case {
+    std::string query, name, architecture;
+    int sm_count;
+  };
+  const std::vector<Case> cases = {
+      // CUDA / NVML: the cooling suffix of Kepler Teslas, the board in the name.
+      {"Tesla K20m", "Tesla K20", "Kepler", 13},
+      {"Tesla K40m", "Tesla K40", "Kepler", 15},
+      {"NVIDIA A100-PCIE-40GB", "NVIDIA A100-PCIE-40GB", "Ampere", 108},
+      {"Tesla P100-PCIE-12GB", "Tesla P100-PCIE-12GB", "Pascal", 56},
+      {"NVIDIA GeForce RTX 2070 with Max-Q Design", "NVIDIA GeForce RTX 2070 Max-Q", "Turing", 36},
+      // ROCm / OpenCL.
+      {"AMD Instinct MI50", "AMD Radeon Instinct MI50", "GCN 5 (Vega)", 60},
+      {"AMD Radeon(TM) RX 6400", "AMD Radeon RX 6400", "RDNA 2", 12},
+      // CLBlast's database: run-together words, Mesa's driver suffix, OEM boards.
+      {"AMD Radeon RX590 GME", "AMD Radeon RX 590 GME", "GCN 3/4", 36},
+      {"AMD Radeon RX 590 GME (radeonsi, polaris10, ACO, D", "AMD Radeon RX 590 GME", "GCN 3/4",
+       36},
+      {"GeForce GTX 760 Ti OEM", "NVIDIA GeForce GTX 760 Ti", "Kepler", 7},
+  };
+  for (const Case& c : cases) {
+    const GpuSpec* found = table.Find(c.query);
+    ASSERT_NE(found, nullptr) << c.query;
+    EXPECT_EQ(found->name, c.name) << c.query;
+    EXPECT_EQ(found->architecture, c.architecture) << c.query;
+    EXPECT_EQ(found->sm_count, c.sm_count) << c.query;
+  }
+}
+
+TEST(GpuTable, OlderAndLaptopGpusFromTheScrapeHaveSourcedFigures) {
+  const GpuTable& table = Shipped();
+  // A Kepler and a GCN card that have no hand entry: every figure names where it came from.
+  for (const char* name : {"NVIDIA GeForce GT 640", "AMD Radeon R9 290X", "AMD Radeon HD 7970"}) {
+    const GpuSpec* gpu = table.Find(name);
+    ASSERT_NE(gpu, nullptr) << name;
+    for (const char* field :
+         {"sm_count", "boost_clock_mhz", "memory_bandwidth_gb_per_s", "memory_bytes", "l2_bytes",
+          "fp32_flops", "registers_per_sm", "shared_memory_per_sm_bytes"}) {
+      ASSERT_TRUE(gpu->sources.count(field)) << name << " " << field;
+      EXPECT_FALSE(gpu->sources.at(field).empty()) << name << " " << field;
+    }
+  }
+  const GpuSpec& hawaii = table.Lookup("AMD Radeon R9 290X");
+  EXPECT_EQ(hawaii.architecture, "GCN 2");
+  EXPECT_EQ(hawaii.sm_count, 44);
+  EXPECT_EQ(hawaii.target, "gfx701");
+  EXPECT_EQ(hawaii.l2_bytes, 1 << 20);
+  EXPECT_NE(hawaii.sources.at("sm_count").find("Wikipedia"), std::string::npos);
+  const GpuSpec& kepler = table.Lookup("Tesla K20");
+  EXPECT_EQ(kepler.architecture, "Kepler");
+  EXPECT_EQ(kepler.compute_capability, "3.5");
+
+  // Laptop parts of several generations.
+  int laptops = 0;
+  for (const GpuSpec& gpu : table.gpus()) laptops += gpu.segment == "laptop";
+  EXPECT_GE(laptops, 50);
+  for (const char* name :
+       {"GeForce GT 650M", "Quadro M2000M", "NVIDIA GeForce RTX 4060 Laptop GPU"}) {
+    const GpuSpec* gpu = table.Find(name);
+    ASSERT_NE(gpu, nullptr) << name;
+    EXPECT_EQ(gpu->segment, "laptop") << name;
+  }
+}
+
 TEST(GpuLookup, NormalisationDropsVendorWordsAndJoinsMemorySizes) {
   EXPECT_EQ(NormalizeGpuName("NVIDIA GeForce RTX 3090"), "rtx 3090");
   EXPECT_EQ(NormalizeGpuName("RTX_3090"), "rtx 3090");
@@ -148,6 +215,8 @@ TEST(GpuLookup, NormalisationDropsVendorWordsAndJoinsMemorySizes) {
   EXPECT_EQ(NormalizeGpuName("NVIDIA A100 80 GB PCIe"), "a100 80gb pcie");
   EXPECT_EQ(NormalizeGpuName("AMD Radeon PRO W6600"), "w6600");
   EXPECT_EQ(NormalizeGpuName("  AMD  "), "");
+  EXPECT_EQ(NormalizeGpuName("AMD Radeon(TM) RX 6400"), "rx 6400");
+  EXPECT_EQ(NormalizeGpuName("AMD Radeon RX 590 GME (radeonsi, polaris10, ACO)"), "rx 590 gme");
 }
 
 TEST(GpuLookup, UnknownNameListsTheFiveClosest) {

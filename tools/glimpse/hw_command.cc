@@ -340,7 +340,11 @@ void RunFit(const HwFlags& flags) {
   if (options.criterion == ComponentCriterion::kFixed && flags.components == 0) {
     throw Error("--criterion fixed needs --components K");
   }
-  Blueprint model = Blueprint::Fit(table.gpus(), options);
+  // On the catalog entries only: the GPUs derived from the Wikipedia lists are embedded, not
+  // fitted.
+  const std::vector<GpuSpec> catalog = table.CatalogGpus();
+  if (catalog.empty()) throw Error(table.origin() + ": no catalog GPU to fit the Blueprint on");
+  Blueprint model = Blueprint::Fit(catalog, options);
   std::string out_path =
       flags.out_path.empty() ? HardwareDataPath("blueprint.json") : flags.out_path;
   model.Save(out_path);
@@ -352,7 +356,7 @@ void RunFit(const HwFlags& flags) {
   int k_rmse = model.ComponentsFor(by_rmse), k_variance = model.ComponentsFor(by_variance);
   if (flags.json) {
     Json out = {{"out", out_path},
-                {"gpus", table.gpus().size()},
+                {"gpus", catalog.size()},
                 {"dimensions", model.dimensions()},
                 {"components", model.components()},
                 {"components_by_rmse", k_rmse},
@@ -363,8 +367,9 @@ void RunFit(const HwFlags& flags) {
     std::cout << out.dump(1) << "\n";
     return;
   }
-  std::cout << fmt::format("Blueprint fitted on {} GPUs of {}: {} standardised features",
-                           table.gpus().size(), table.origin(), model.dimensions());
+  std::cout << fmt::format(
+      "Blueprint fitted on the {} catalog GPUs of {}: {} standardised features", catalog.size(),
+      table.origin(), model.dimensions());
   if (!model.constant_features().empty()) {
     std::string constant;
     for (const auto& [field, value] : model.constant_features()) {
