@@ -55,6 +55,17 @@ Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const st
   return access;
 }
 
+std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channels,
+                                         const TiledAxis& rows, const TiledAxis& columns) {
+  return {{"n", images, LoopKind::kBlockZ},
+          {"b" + channels.name, channels.tile[0], LoopKind::kBlockZ},
+          {"b" + rows.name, rows.tile[0], LoopKind::kBlockY},
+          {"b" + columns.name, columns.tile[0], LoopKind::kBlockX},
+          {"t" + channels.name, channels.tile[2], LoopKind::kThreadZ},
+          {"t" + rows.name, rows.tile[2], LoopKind::kThreadY},
+          {"t" + columns.name, columns.tile[2], LoopKind::kThreadX}};
+}
+
 std::vector<KnobValue> AutoUnrollValues() {
   return {int64_t{0}, int64_t{16}, int64_t{64}, int64_t{512}, int64_t{1500}};
 }

@@ -164,13 +164,7 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   store.relu = shape.relu;
   Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});
 
-  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
-                                 {"bf", tf[0], LoopKind::kBlockZ},
-                                 {"by", ty[0], LoopKind::kBlockY},
-                                 {"bx", tx[0], LoopKind::kBlockX},
-                                 {"tf", tf[2], LoopKind::kThreadZ},
-                                 {"ty", ty[2], LoopKind::kThreadY},
-                                 {"tx", tx[2], LoopKind::kThreadX}},
+  nest.body.push_back(NestLoops(ConvolutionLaunchLoops(shape.n, axis_f, axis_y, axis_x),
                                 {std::move(zero), std::move(reduction), std::move(store_nest)}));
 
   // auto_unroll_max_step bounds the iterations of the unrolled innermost loops (TVM's step

@@ -131,14 +131,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   store.relu = shape.relu;
   thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));
 
-  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
-                                 {"bc", tc[0], LoopKind::kBlockZ},
-                                 {"by", ty[0], LoopKind::kBlockY},
-                                 {"bx", tx[0], LoopKind::kBlockX},
-                                 {"tc", tc[2], LoopKind::kThreadZ},
-                                 {"ty", ty[2], LoopKind::kThreadY},
-                                 {"tx", tx[2], LoopKind::kThreadX}},
-                                std::move(thread_body)));
+  nest.body.push_back(
+      NestLoops(ConvolutionLaunchLoops(shape.n, axis_c, axis_y, axis_x), std::move(thread_body)));
 
   // As in the direct conv2d template, the step budget unrolls the innermost tile loops (the
   // vthread loops and r, s are unrolled whatever it is). AutoTVM's unroll_explicit is left out:

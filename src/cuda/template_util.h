@@ -58,6 +58,12 @@ std::vector<Loop> ThreadTileLoops(const std::vector<TiledAxis>& axes, const std:
 Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const std::string& prefix,
                         std::vector<AffineExpr> more = {});
 
+// The launch of the convolution templates, outermost first: blocks over the images and the
+// blocks of `channels` (z), `rows` (y) and `columns` (x) — loops n, b<a> —, then the threads of
+// each axis — t<a> (z, y, x).
+std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channels,
+                                         const TiledAxis& rows, const TiledAxis& columns);
+
 // ---- Templates (one file each)
 
 // template_dense_gpu.cc

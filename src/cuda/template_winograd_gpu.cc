@@ -387,13 +387,7 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   Node output = NestLoops(tile_loops("o_", true),
                           {std::move(s_map), std::move(y_map), std::move(store_tile)});
 
-  nest.body.push_back(NestLoops({{"n", shape.n, LoopKind::kBlockZ},
-                                 {"bf", tf[0], LoopKind::kBlockZ},
-                                 {"by", ty[0], LoopKind::kBlockY},
-                                 {"bx", tx[0], LoopKind::kBlockX},
-                                 {"tf", tf[2], LoopKind::kThreadZ},
-                                 {"ty", ty[2], LoopKind::kThreadY},
-                                 {"tx", tx[2], LoopKind::kThreadX}},
+  nest.body.push_back(NestLoops(ConvolutionLaunchLoops(shape.n, axis_f, axis_y, axis_x),
                                 {std::move(zero), std::move(reduction), std::move(output)}));
   nest.Validate();
   CudaLaunch launch;
