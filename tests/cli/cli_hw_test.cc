@@ -21,6 +21,16 @@ TEST_F(CliTest, HwListFiltersByVendor) {
   Json gpus = Json::parse(amd.out);
   ASSERT_GE(gpus.size(), 15u);
   for (const Json& gpu : gpus) EXPECT_EQ(gpu["vendor"], "amd");
+  // Oldest architecture first: GCN before CDNA / RDNA.
+  EXPECT_EQ(gpus.front()["architecture"].get<std::string>().rfind("GCN", 0), 0u) << gpus.front();
+  CommandResult nvidia = RunGlimpse({"hw", "list", "--vendor", "nvidia", "--json"});
+  ASSERT_EQ(nvidia.exit_code, 0) << nvidia.err;
+  int previous = 0;
+  for (const Json& gpu : Json::parse(nvidia.out)) {
+    const int sm = std::stoi(gpu["target"].get<std::string>().substr(3));  // "sm_86"
+    EXPECT_LE(previous, sm) << gpu["name"];
+    previous = sm;
+  }
   CommandResult bad = RunGlimpse({"hw", "list", "--vendor", "intel"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("known: nvidia, amd"), std::string::npos) << bad.err;

@@ -2,6 +2,7 @@
 // Blueprint embedding (docs/hardware.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -85,6 +86,21 @@ std::string Or(const std::string& text, const char* fallback) {
 
 // ---- list
 
+// Architecture order of a compiler target: "sm_86" → 86; "gfx90a" → 9·256 + 0x0a, "gfx1030" →
+// 10·256 + 0x30 (the last two digits are the minor version and stepping, in hex).
+int TargetOrder(const std::string& target) {
+  try {
+    if (target.rfind("sm_", 0) == 0) return std::stoi(target.substr(3));
+    if (target.rfind("gfx", 0) == 0 && target.size() >= 6) {
+      const std::string version = target.substr(3);
+      return std::stoi(version.substr(0, version.size() - 2)) * 256 +
+             std::stoi(version.substr(version.size() - 2), nullptr, 16);
+    }
+  } catch (const std::exception&) {
+  }
+  return 0;
+}
+
 void RunList(const HwFlags& flags) {
   std::optional<GpuTable> storage;
   const GpuTable& table = LoadTable(flags, storage);
@@ -94,6 +110,11 @@ void RunList(const HwFlags& flags) {
   for (const GpuSpec& gpu : table.gpus()) {
     if (!vendor || gpu.vendor == *vendor) shown.push_back(&gpu);
   }
+  // By vendor, then architecture (oldest first); within one, in the table's order.
+  std::stable_sort(shown.begin(), shown.end(), [](const GpuSpec* a, const GpuSpec* b) {
+    if (a->vendor != b->vendor) return a->vendor < b->vendor;
+    return TargetOrder(a->target) < TargetOrder(b->target);
+  });
   if (flags.json) {
     Json out = Json::array();
     for (const GpuSpec* gpu : shown) out.push_back(gpu->ToJson());
