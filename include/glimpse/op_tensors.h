@@ -24,12 +24,20 @@ struct MatmulDims {
 MatmulDims MatmulDimsOf(const DenseShape& shape);
 MatmulDims MatmulDimsOf(const BatchMatmulShape& shape);
 
-// Indices into LoopNest::tensors of an operator's tensors.
+// An operator's tensors in a nest (indices into LoopNest::tensors) and the end of its computation.
 struct OperatorTensors {
-  int input = -1;   // conv2d, depthwise_conv2d: I; dense, batch_matmul: A
-  int weight = -1;  // Wt; B
-  int bias = -1;    // -1 without bias
-  int output = -1;  // O; C
+  int input = -1;       // conv2d, depthwise_conv2d: I; dense, batch_matmul: A
+  int weight = -1;      // Wt; B
+  int bias = -1;        // -1 without bias
+  int output = -1;      // O; C
+  int channel_dim = 1;  // the output dimension the bias follows (NCHW: 1; [B,]M,N: the last)
+  bool relu = false;
+
+  // The operator's output statement: dst = value (+ bias[dst's channel index]) (then ReLU). A
+  // template chooses where (`dst`, an element of the output, possibly guarded) and what it has
+  // accumulated (`value`); the bias and the ReLU are the operator's. Error when `dst` is not the
+  // output.
+  Stmt Store(Access dst, Access value) const;
 };
 
 // Declares in `nest`, in this order:

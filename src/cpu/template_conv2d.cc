@@ -88,7 +88,7 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   LoopNest nest;
   nest.name = "conv2d";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
   int acc = nest.AddTensor({"acc",
                             {k_tile, oh_tile, ow_tile},
                             "K,OH,OW",
@@ -131,13 +131,11 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
     compute = Node::MakeLoop({name, extent}, {std::move(compute)});
   }
 
-  Stmt store{StmtKind::kCopy,
-             {out,
-              {E::Var("n"), E::Var("k0", k_tile) + E::Var("wk"),
-               E::Var("oh0", oh_tile) + E::Var("wh"), E::Var("ow0", ow_tile) + E::Var("ww")}},
-             {acc, {E::Var("wk"), E::Var("wh"), E::Var("ww")}}};
-  if (bias >= 0) store.bias = Access{bias, {E::Var("k0", k_tile) + E::Var("wk")}};
-  store.relu = shape.relu;
+  Stmt store = tensors.Store(
+      {out,
+       {E::Var("n"), E::Var("k0", k_tile) + E::Var("wk"), E::Var("oh0", oh_tile) + E::Var("wh"),
+        E::Var("ow0", ow_tile) + E::Var("ww")}},
+      {acc, {E::Var("wk"), E::Var("wh"), E::Var("ww")}});
   Node store_nest = Node::MakeLoop(
       {"wk", k_tile}, {Node::MakeLoop({"wh", oh_tile},
                                       {Node::MakeLoop({"ww", ow_tile}, {Node::MakeStmt(store)})})});
@@ -191,7 +189,7 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   LoopNest nest;
   nest.name = "conv2d_nchwc";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
   int wpk = nest.AddTensor({"Wp",
                             {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
                             "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
@@ -281,13 +279,10 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   E k_out = (E::Var("k0", tk[1]) + (k1_in_tile ? E::Var("wk1") : E::Var("k1o"))) * k_block +
             E::Var("wk2");
-  Stmt store{
-      StmtKind::kCopy,
+  Stmt store = tensors.Store(
       {out,
        {E::Var("n"), k_out, oh, E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
-      {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}}};
-  if (bias >= 0) store.bias = Access{bias, {k_out}};
-  store.relu = shape.relu;
+      {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}});
   Node store_nest =
       Node::MakeLoop({"wk1", k1_tile, LoopKind::kUnrolled},
                      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},

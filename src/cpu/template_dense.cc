@@ -70,7 +70,7 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   LoopNest nest;
   nest.name = dims.name;
   const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
-  const int a = tensors.input, b = tensors.weight, bias = tensors.bias, c = tensors.output;
+  const int a = tensors.input, b = tensors.weight, c = tensors.output;
   int acc =
       nest.AddTensor({"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
 
@@ -112,11 +112,8 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
                       {Node::MakeLoop({"n1", tn[1]},
                                       {Node::MakeLoop({"n2", tn[2]}, {Node::MakeStmt(mac)})})})});
 
-  Stmt store{StmtKind::kCopy,
-             {c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
-             {acc, {E::Var("wm"), E::Var("wn")}}};
-  if (bias >= 0) store.bias = Access{bias, {col(E::Var("wn"))}};
-  store.relu = dims.relu;
+  Stmt store = tensors.Store({c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
+                             {acc, {E::Var("wm"), E::Var("wn")}});
   Node store_nest =
       Node::MakeLoop({"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
 

@@ -71,7 +71,7 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
   LoopNest nest;
   nest.name = blocked ? "depthwise_conv2d_nchwc" : "depthwise_conv2d";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
 
   // The channel of (c0, c1, c2) and the input row / column of an output position and a tap.
   E channel = E::Var("c0", c_tile) + E::Var("c1", tc[2]) + E::Var("c2");
@@ -190,13 +190,10 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
   E w_channel = blocked ? (E::Var("c0", tc[1]) + E::Var("wc1")) * tc[2] + E::Var("wc2")
                         : E::Var("c0", c_tile) + E::Var("wc");
   Stmt zero{StmtKind::kZero, {acc, z_index}};
-  Stmt store{StmtKind::kCopy,
-             {out,
-              {E::Var("n"), w_channel, E::Var("oh0", oh_tile) + E::Var("wh"),
-               E::Var("ow0", ow_tile) + E::Var("ww")}},
-             {acc, w_index}};
-  if (bias >= 0) store.bias = Access{bias, {w_channel}};
-  store.relu = shape.relu;
+  Stmt store = tensors.Store({out,
+                              {E::Var("n"), w_channel, E::Var("oh0", oh_tile) + E::Var("wh"),
+                               E::Var("ow0", ow_tile) + E::Var("ww")}},
+                             {acc, w_index});
   Node zero_nest = Node::MakeStmt(zero), store_nest = Node::MakeStmt(store);
   for (size_t d = acc_shape.size(); d-- > 0;) {
     LoopKind kind = d + 1 == acc_shape.size() ? LoopKind::kVectorized : LoopKind::kSerial;

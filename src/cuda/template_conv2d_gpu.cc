@@ -90,7 +90,7 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   LoopNest nest;
   nest.name = "conv2d_direct_gpu";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
   int aa = nest.AddTensor(
       {"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
   nest.tensors[aa].scope = MemoryScope::kShared;
@@ -155,13 +155,10 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
                              {std::move(copy_a), std::move(copy_w), std::move(compute)});
 
   const E f_out = E::Var("bf", fb) + axis_f.InBlock("s_");
-  Stmt store{StmtKind::kCopy,
-             {out,
-              {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"),
-               E::Var("bx", xb) + axis_x.InBlock("s_")}},
-             acc_at("s_")};
-  if (bias >= 0) store.bias = Access{bias, {f_out}};
-  store.relu = shape.relu;
+  Stmt store = tensors.Store({out,
+                              {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"),
+                               E::Var("bx", xb) + axis_x.InBlock("s_")}},
+                             acc_at("s_"));
   Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});
 
   nest.body.push_back(NestLoops(ConvolutionLaunchLoops(shape.n, axis_f, axis_y, axis_x),

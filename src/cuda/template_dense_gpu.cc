@@ -88,7 +88,7 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   LoopNest nest;
   nest.name = dims.name;
   const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
-  const int a = tensors.input, b = tensors.weight, bias = tensors.bias, c = tensors.output;
+  const int a = tensors.input, b = tensors.weight, c = tensors.output;
   const int acc =
       nest.AddTensor({"acc", {acc_m, acc_n}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "tn"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
@@ -164,11 +164,8 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   k0_body.push_back(Node::MakeLoop({"k1", tk[1]}, {thread_tile("", mac)}));
   thread_body.push_back(Node::MakeLoop({"k0", tk[0]}, std::move(k0_body)));
 
-  Stmt store{StmtKind::kCopy,
-             {c, with_batch({row("wvm", "wmi"), col("wvn", "wni")})},
-             acc_at("wvm", "wmi", "wvn", "wni")};
-  if (bias >= 0) store.bias = Access{bias, {col("wvn", "wni")}};
-  store.relu = dims.relu;
+  Stmt store = tensors.Store({c, with_batch({row("wvm", "wmi"), col("wvn", "wni")})},
+                             acc_at("wvm", "wmi", "wvn", "wni"));
   thread_body.push_back(thread_tile("w", store));
 
   Node top = Node::MakeLoop(

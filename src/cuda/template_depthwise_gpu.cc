@@ -66,7 +66,7 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
   int acc = nest.AddTensor({"acc",
                             {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]},
                             "CHW",
@@ -122,13 +122,10 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   thread_body.push_back(NestLoops(inner, {Node::MakeStmt(mac)}));
 
   const E c_store = E::Var("bc", cb) + axis_c.InBlock("s_");
-  Stmt store{StmtKind::kCopy,
-             {out,
-              {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"),
-               E::Var("bx", xb) + axis_x.InBlock("s_")}},
-             acc_at("s_")};
-  if (bias >= 0) store.bias = Access{bias, {c_store}};
-  store.relu = shape.relu;
+  Stmt store = tensors.Store({out,
+                              {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"),
+                               E::Var("bx", xb) + axis_x.InBlock("s_")}},
+                             acc_at("s_"));
   thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));
 
   nest.body.push_back(

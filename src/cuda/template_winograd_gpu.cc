@@ -162,7 +162,7 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   LoopNest nest;
   nest.name = "conv2d_winograd_gpu";
   const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, bias = tensors.bias, out = tensors.output;
+  const int in = tensors.input, w = tensors.weight, out = tensors.output;
   auto literal = [&](const std::string& name, int64_t rows, int64_t cols, const float* values) {
     int t = nest.AddTensor({name, {rows, cols}, "", DType::kFloat32, TensorRole::kLiteral});
     nest.tensors[t].values.assign(values, values + rows * cols);
@@ -373,14 +373,12 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
                                return Access{s, {E::Var("y_a"), E::Const(nu)}};
                              },
                              /*transpose=*/true));
-  Stmt store{StmtKind::kCopy,
-             {out,
-              {E::Var("n"), f_out, (E::Var("by", yb) + axis_y.InBlock("o_")) * kM + E::Var("st_a"),
-               (E::Var("bx", xb) + axis_x.InBlock("o_")) * kM + E::Var("st_b")},
-              /*zero_outside=*/oh % kM != 0 || ow % kM != 0},
-             {y, {E::Var("st_a"), E::Var("st_b")}}};
-  if (bias >= 0) store.bias = Access{bias, {f_out}};
-  store.relu = shape.relu;
+  Stmt store = tensors.Store(
+      {out,
+       {E::Var("n"), f_out, (E::Var("by", yb) + axis_y.InBlock("o_")) * kM + E::Var("st_a"),
+        (E::Var("bx", xb) + axis_x.InBlock("o_")) * kM + E::Var("st_b")},
+       /*zero_outside=*/oh % kM != 0 || ow % kM != 0},
+      {y, {E::Var("st_a"), E::Var("st_b")}});
   Node store_tile =
       NestLoops({{"st_a", kM, LoopKind::kUnrolled}, {"st_b", kM, LoopKind::kUnrolled}},
                 {Node::MakeStmt(store)});

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "glimpse/error.h"
+
 namespace glimpse {
 
 namespace {
@@ -33,6 +35,7 @@ OperatorTensors DeclareConvolution(LoopNest& nest, std::vector<int64_t> input_sh
   t.weight = Input(nest, "Wt", std::move(weight_shape), std::move(weight_layout), 1, true);
   if (bias) t.bias = Input(nest, "bias", {channels}, bias_layout, 2, true);
   t.output = Output(nest, "O", std::move(output_shape), "NCHW");
+  t.channel_dim = 1;
   return t;
 }
 
@@ -58,7 +61,19 @@ OperatorTensors DeclareMatmulTensors(LoopNest& nest, const MatmulDims& dims) {
   t.weight = Input(nest, "B", with_batch({dims.n, dims.k}), batched ? "BNK" : "NK", 1, !batched);
   if (dims.bias) t.bias = Input(nest, "bias", {dims.n}, "N", 2, true);
   t.output = Output(nest, "C", with_batch({dims.m, dims.n}), batched ? "BMN" : "MN");
+  t.channel_dim = batched ? 2 : 1;
+  t.relu = dims.relu;
   return t;
+}
+
+Stmt OperatorTensors::Store(Access dst, Access value) const {
+  if (dst.tensor != output || static_cast<int>(dst.index.size()) <= channel_dim) {
+    throw Error("an operator's output statement must write its output tensor");
+  }
+  Stmt store{StmtKind::kCopy, std::move(dst), std::move(value)};
+  if (bias >= 0) store.bias = Access{bias, {store.dst.index[channel_dim]}};
+  store.relu = relu;
+  return store;
 }
 
 OperatorTensors DeclareOperatorTensors(LoopNest& nest, const Operator& op) {
@@ -66,13 +81,17 @@ OperatorTensors DeclareOperatorTensors(LoopNest& nest, const Operator& op) {
       [&](const auto& shape) -> OperatorTensors {
         using Shape = std::decay_t<decltype(shape)>;
         if constexpr (std::is_same_v<Shape, Conv2dShape>) {
-          return DeclareConvolution(nest, {shape.n, shape.c, shape.h, shape.w},
-                                    {shape.k, shape.c, shape.r, shape.s}, "KCRS", shape.bias, "K",
-                                    {shape.n, shape.k, shape.OutH(), shape.OutW()});
+          OperatorTensors t = DeclareConvolution(
+              nest, {shape.n, shape.c, shape.h, shape.w}, {shape.k, shape.c, shape.r, shape.s},
+              "KCRS", shape.bias, "K", {shape.n, shape.k, shape.OutH(), shape.OutW()});
+          t.relu = shape.relu;
+          return t;
         } else if constexpr (std::is_same_v<Shape, DepthwiseConv2dShape>) {
-          return DeclareConvolution(nest, {shape.n, shape.c, shape.h, shape.w},
-                                    {shape.c, shape.r, shape.s}, "CRS", shape.bias, "C",
-                                    {shape.n, shape.c, shape.OutH(), shape.OutW()});
+          OperatorTensors t = DeclareConvolution(
+              nest, {shape.n, shape.c, shape.h, shape.w}, {shape.c, shape.r, shape.s}, "CRS",
+              shape.bias, "C", {shape.n, shape.c, shape.OutH(), shape.OutW()});
+          t.relu = shape.relu;
+          return t;
         } else {
           return DeclareMatmulTensors(nest, MatmulDimsOf(shape));
         }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/error.h"
+
 namespace glimpse {
 namespace {
 
@@ -64,6 +66,40 @@ TEST(OpTensorsTest, NamesAndLayoutsAreTheKernelAbisOnes) {
   EXPECT_EQ(batched.tensors[1].layout, "BNK");
   EXPECT_FALSE(batched.tensors[1].constant);  // an activation
   EXPECT_EQ(MatmulDimsOf(DenseShape{7, 8, 9}).batch, 0);
+}
+
+TEST(OpTensorsTest, TheOutputStatementAddsTheBiasOfItsChannelAndTheOperatorsRelu) {
+  using E = AffineExpr;
+  LoopNest conv;
+  const OperatorTensors c = DeclareOperatorTensors(
+      conv, ParseOperator("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,bias=1,relu=1"));
+  const int acc = conv.AddTensor({"acc", {4}, "K", DType::kFloat32, TensorRole::kTemp});
+  const Stmt store = c.Store({c.output, {E::Var("n"), E::Var("k"), E::Var("y"), E::Var("x")}},
+                             {acc, {E::Var("k")}});
+  EXPECT_EQ(store.kind, StmtKind::kCopy);
+  ASSERT_TRUE(store.bias.has_value());
+  EXPECT_EQ(store.bias->tensor, c.bias);
+  ASSERT_EQ(store.bias->index.size(), 1u);
+  EXPECT_EQ(store.bias->index[0].CoefficientOf("k"), 1);  // the output's channel (dimension 1)
+  EXPECT_TRUE(store.relu);
+  EXPECT_EQ(store.a.tensor, acc);
+  // Writing anything but the output is not the operator's output statement.
+  EXPECT_THROW(c.Store({acc, {E::Var("k")}}, {acc, {E::Var("k")}}), Error);
+
+  LoopNest batched;
+  const OperatorTensors m =
+      DeclareOperatorTensors(batched, ParseOperator("batch_matmul:B=2,M=3,N=4,K=5,bias=1"));
+  const Stmt out = m.Store({m.output, {E::Var("b"), E::Var("i"), E::Var("j")}},
+                           {m.input, {E::Var("b"), E::Var("i"), E::Var("j")}});
+  ASSERT_TRUE(out.bias.has_value());
+  EXPECT_EQ(out.bias->index[0].CoefficientOf("j"), 1);  // [B, M, N]: the last dimension
+  EXPECT_FALSE(out.relu);
+
+  LoopNest plain;
+  const OperatorTensors d = DeclareOperatorTensors(plain, ParseOperator("dense:M=2,N=3,K=4"));
+  EXPECT_FALSE(
+      d.Store({d.output, {E::Var("i"), E::Var("j")}}, {d.input, {E::Var("i"), E::Var("j")}})
+          .bias.has_value());
 }
 
 }  // namespace
