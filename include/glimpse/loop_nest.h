@@ -3,10 +3,11 @@
 //
 // A LoopNest is a function body: declared tensors (inputs, one output, temporaries) and a tree of
 // nodes, each either a loop (with a body of nodes) or a statement. Statements read and write
-// tensor elements through affine index expressions of loop variables. Templates (cpu.h) build a
-// plain nest for an operator and then transform it with SplitLoop / ReorderLoops / SetLoopKind,
-// the way a TVM schedule splits, reorders, vectorises and parallelises; emitters (C++ today, CUDA
-// later) lower the result to source, and feature extractors walk the same tree.
+// tensor elements through affine index expressions of loop variables. Templates (src/cpu,
+// src/cuda) take an operator's statements from its declared computation (glimpse/op_compute.h),
+// place them in loops and transform those with SplitLoop / ReorderLoops / SetLoopKind, the way a
+// TVM schedule splits, reorders, vectorises and parallelises; the emitters (C++ and CUDA) lower
+// the result to source, and feature extractors walk the same tree.
 //
 // A nest may also have a `prepare` body: work on constant inputs (a model's weights) that a
 // deployment does once, ahead of time — re-laying a weight out for the schedule — whose results

@@ -1,9 +1,9 @@
 // glimpse/op_tensors.h — what an operator's computation reads and writes, declared in a loop nest.
 //
-// Every schedule template of every backend starts its nest from DeclareOperatorTensors, so that
-// the inputs (in the kernel ABI's order, constants marked), the output and their names, shapes and
-// layouts follow from the operator alone; a template only adds its own temporaries and the loops
-// that compute the output. The operators' formulas are those of glimpse/ops.h.
+// DeclareOperatorCompute (glimpse/op_compute.h), which every template starts from, declares them,
+// so that the inputs (in the kernel ABI's order, constants marked), the output and their names,
+// shapes and layouts follow from the operator alone. The operators' formulas are those of
+// glimpse/ops.h.
 #pragma once
 
 #include <cstdint>

@@ -27,11 +27,12 @@
 //       for <order of c0 c1 r s>            s unrolled with `unroll` (AutoTVM's unroll_kw)
 //         for (k1), ow2, k2: acc += Ip[n][c0][ih][iw][c1] · Wp[k0·k1 + k1][c0][r][s][c1][k2]
 //       out (NCHW) = acc (+ bias) (ReLU)    the unpacking store
+#include <optional>
 #include <string>
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::cpu {
 
@@ -87,8 +88,7 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
   int acc = nest.AddTensor({"acc",
                             {k_tile, oh_tile, ow_tile},
                             "K,OH,OW",
@@ -97,30 +97,25 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
                             -1,
                             "ow0"});
 
-  // The input row / column read for an output position and a window offset.
-  E oh = E::Var("oh0", oh_tile) + E::Var("oh1");
-  E ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2");
-  E ih = oh * shape.stride + E::Var("r", shape.dilation);
-  E iw = ow * shape.stride + E::Var("s", shape.dilation);
-  Access load;
-  if (copy_pad) {
-    int padded = AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
-    load = {padded, {E::Var("n"), E::Var("c"), ih, iw}};
-  } else {
-    E pad = E::Const(-shape.pad);
-    load = {in, {E::Var("n"), E::Var("c"), ih + pad, iw + pad}, shape.pad > 0};
-  }
+  std::optional<OperandCopy> padded;
+  if (copy_pad) padded = AddPaddedInputCopy(nest, compute, shape.pad);
 
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zk"), E::Var("zh"), E::Var("zw")}}};
   Node zero_nest = Node::MakeLoop(
       {"zk", k_tile},
       {Node::MakeLoop({"zh", oh_tile}, {Node::MakeLoop({"zw", ow_tile}, {Node::MakeStmt(zero)})})});
 
-  Stmt mac{StmtKind::kMultiplyAdd};
-  mac.dst = {acc, {E::Var("ki"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2")}};
-  mac.a = load;
-  mac.b = {w, {E::Var("k0", k_tile) + E::Var("ki"), E::Var("c"), E::Var("r"), E::Var("s")}};
-  Node compute = Node::MakeStmt(mac);
+  // The output element (k, oh, ow) of the tile position (ki, oh1, ow1·ow2 + ow2), and the taps.
+  const E ow_in_tile = E::Var("ow1", tow[2]) + E::Var("ow2");
+  const AxisBinding at = {{"n", E::Var("n")},
+                          {"k", E::Var("k0", k_tile) + E::Var("ki")},
+                          {"oh", E::Var("oh0", oh_tile) + E::Var("oh1")},
+                          {"ow", E::Var("ow0", ow_tile) + ow_in_tile},
+                          {"c", E::Var("c")},
+                          {"r", E::Var("r")},
+                          {"s", E::Var("s")}};
+  Node reduction = Node::MakeStmt(compute.MultiplyAdd(
+      {acc, {E::Var("ki"), E::Var("oh1"), ow_in_tile}}, at, padded ? &*padded : nullptr));
   for (const auto& [name, extent] : std::vector<std::pair<std::string, int64_t>>{{"ow2", tow[2]},
                                                                                  {"ow1", tow[1]},
                                                                                  {"oh1", oh_tile},
@@ -128,14 +123,14 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
                                                                                  {"s", shape.s},
                                                                                  {"r", shape.r},
                                                                                  {"c", shape.c}}) {
-    compute = Node::MakeLoop({name, extent}, {std::move(compute)});
+    reduction = Node::MakeLoop({name, extent}, {std::move(reduction)});
   }
 
-  Stmt store = tensors.Store(
-      {out,
-       {E::Var("n"), E::Var("k0", k_tile) + E::Var("wk"), E::Var("oh0", oh_tile) + E::Var("wh"),
-        E::Var("ow0", ow_tile) + E::Var("ww")}},
-      {acc, {E::Var("wk"), E::Var("wh"), E::Var("ww")}});
+  Stmt store = compute.Store({{"n", E::Var("n")},
+                              {"k", E::Var("k0", k_tile) + E::Var("wk")},
+                              {"oh", E::Var("oh0", oh_tile) + E::Var("wh")},
+                              {"ow", E::Var("ow0", ow_tile) + E::Var("ww")}},
+                             {acc, {E::Var("wk"), E::Var("wh"), E::Var("ww")}});
   Node store_nest = Node::MakeLoop(
       {"wk", k_tile}, {Node::MakeLoop({"wh", oh_tile},
                                       {Node::MakeLoop({"ww", ow_tile}, {Node::MakeStmt(store)})})});
@@ -144,8 +139,8 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
       {"n", shape.n},
       {Node::MakeLoop(
           {"k0", tk[0]},
-          {Node::MakeLoop({"oh0", toh[0]},
-                          {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, compute, store_nest})})})}));
+          {Node::MakeLoop({"oh0", toh[0]}, {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, reduction,
+                                                                             store_nest})})})}));
 
   SplitLoop(nest, "c", tc, {"c0", "c1"});
   SplitLoop(nest, "ki", {tk[1], tk[2]}, {"k1", "k2"});
@@ -188,18 +183,20 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   LoopNest nest;
   nest.name = "conv2d_nchwc";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
-  int wpk = nest.AddTensor({"Wp",
-                            {shape.k / k_block, tc[0], shape.r, shape.s, c_block, k_block},
-                            "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
-                            DType::kFloat32,
-                            TensorRole::kPrepared});
-  int ip = nest.AddTensor({"Ip",
-                           {shape.n, tc[0], hp, wp, c_block},
-                           "NCHW" + std::to_string(c_block) + "c",
-                           DType::kFloat32,
-                           TensorRole::kTemp});
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
+  // Wp[K/k2][C/c1][R][S][c1][k2] (OIHW[c1]i[k2]o) and Ip[N][C/c1][H(+2p)][W(+2p)][c1].
+  Relayout w_layout = compute.LayoutOf(Operand::kWeight).Split(0, k_block, 4).Split(1, c_block, 4);
+  Relayout in_layout = compute.LayoutOf(Operand::kInput).Split(1, c_block, 4);
+  if (pad_in_copy > 0) in_layout.Pad(2, pad_in_copy).Pad(3, pad_in_copy);
+  const OperandCopy packed_w{
+      nest.AddTensor({"Wp", w_layout.shape(),
+                      "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
+                      DType::kFloat32, TensorRole::kPrepared}),
+      w_layout};
+  const OperandCopy packed_in{
+      nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
+                      DType::kFloat32, TensorRole::kTemp}),
+      in_layout};
   int acc = nest.AddTensor({"acc",
                             {k1_tile, tow[2], k_block},
                             "K1,OW2,K2",
@@ -210,14 +207,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   // Prepare: the weight in the blocked layout, once.
   {
-    Stmt copy{
-        StmtKind::kCopy,
-        {wpk,
-         {E::Var("qk0"), E::Var("qc0"), E::Var("qr"), E::Var("qs"), E::Var("qc1"), E::Var("qk2")}},
-        {w,
-         {E::Var("qk0", k_block) + E::Var("qk2"), E::Var("qc0", c_block) + E::Var("qc1"),
-          E::Var("qr"), E::Var("qs")}}};
-    Node node = Node::MakeStmt(copy);
+    Node node = Node::MakeStmt(compute.Fill(
+        Operand::kWeight, packed_w,
+        {E::Var("qk0"), E::Var("qc0"), E::Var("qr"), E::Var("qs"), E::Var("qc1"), E::Var("qk2")}));
     for (const auto& [name, extent] :
          std::vector<std::pair<std::string, int64_t>>{{"qk2", k_block},
                                                       {"qc1", c_block},
@@ -232,12 +224,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
 
   // The activation in the blocked layout (zero-padded with padding == copy), every call.
   {
-    Stmt copy{StmtKind::kCopy,
-              {ip, {E::Var("pn"), E::Var("pc0"), E::Var("ph"), E::Var("pw"), E::Var("pc1")}},
-              {in,
-               {E::Var("pn"), E::Var("pc0", c_block) + E::Var("pc1"),
-                E::Var("ph") + E::Const(-pad_in_copy), E::Var("pw") + E::Const(-pad_in_copy)},
-               /*zero_outside=*/pad_in_copy > 0}};
+    Stmt copy =
+        compute.Fill(Operand::kInput, packed_in,
+                     {E::Var("pn"), E::Var("pc0"), E::Var("ph"), E::Var("pw"), E::Var("pc1")});
     nest.body.push_back(Node::MakeLoop(
         {"pn", shape.n},
         {Node::MakeLoop(
@@ -248,27 +237,31 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                                 {Node::MakeLoop({"pc1", c_block}, {Node::MakeStmt(copy)})})})})}));
   }
 
-  // Output position of the register tile element (k1, ow2, k2) and the input it reads.
-  E k1_var = k1_in_tile ? E::Var("k1") : E::Var("k1o");
-  E oh = E::Var("oh0", toh[1]) + E::Var("oh1");
-  E ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2");
-  E ih = oh * shape.stride + E::Var("r", shape.dilation) + E::Const(pad_in_copy - shape.pad);
-  E iw = ow * shape.stride + E::Var("s", shape.dilation) + E::Const(pad_in_copy - shape.pad);
-
-  Stmt mac{StmtKind::kMultiplyAdd};
-  mac.dst = {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}};
-  mac.a = {ip, {E::Var("n"), E::Var("c0"), ih, iw, E::Var("c1")}, !copy_pad && shape.pad > 0};
-  mac.b = {wpk,
-           {E::Var("k0", tk[1]) + k1_var, E::Var("c0"), E::Var("r"), E::Var("s"), E::Var("c1"),
-            E::Var("k2")}};
-  Node compute = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
-                                {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
-  if (k1_in_tile) compute = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {compute});
+  // The output element of the register tile element (k1, ow2, k2) (k1o when k1 is not in the
+  // tile), and the taps.
+  const E oh = E::Var("oh0", toh[1]) + E::Var("oh1");
+  // The output channel of outer tile k0, k1 position `k1` and block lane `k2`.
+  auto channel = [&](const E& k1, const E& k2) {
+    return (E::Var("k0", tk[1]) + k1) * k_block + k2;
+  };
+  const AxisBinding at = {{"n", E::Var("n")},
+                          {"k", channel(k1_in_tile ? E::Var("k1") : E::Var("k1o"), E::Var("k2"))},
+                          {"oh", oh},
+                          {"ow", E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2")},
+                          {"c", E::Var("c0", c_block) + E::Var("c1")},
+                          {"r", E::Var("r")},
+                          {"s", E::Var("s")}};
+  Stmt mac = compute.MultiplyAdd(
+      {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at, &packed_in,
+      &packed_w);
+  Node reduction = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
+                                  {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
+  if (k1_in_tile) reduction = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {reduction});
   const std::vector<std::string> reduction_names = {"c0", "c1", "r", "s"};
   const std::vector<int64_t> reduction_extents = {tc[0], c_block, shape.r, shape.s};
   for (auto it = order_knob.rbegin(); it != order_knob.rend(); ++it) {
     if (*it == 4) continue;  // k1
-    compute = Node::MakeLoop({reduction_names.at(*it), reduction_extents.at(*it)}, {compute});
+    reduction = Node::MakeLoop({reduction_names.at(*it), reduction_extents.at(*it)}, {reduction});
   }
 
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zk1"), E::Var("zw"), E::Var("zk2")}}};
@@ -277,19 +270,19 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                      {Node::MakeLoop({"zw", tow[2], LoopKind::kUnrolled},
                                      {Node::MakeLoop({"zk2", k_block}, {Node::MakeStmt(zero)})})});
 
-  E k_out = (E::Var("k0", tk[1]) + (k1_in_tile ? E::Var("wk1") : E::Var("k1o"))) * k_block +
-            E::Var("wk2");
-  Stmt store = tensors.Store(
-      {out,
-       {E::Var("n"), k_out, oh, E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
-      {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}});
+  Stmt store =
+      compute.Store({{"n", E::Var("n")},
+                     {"k", channel(k1_in_tile ? E::Var("wk1") : E::Var("k1o"), E::Var("wk2"))},
+                     {"oh", oh},
+                     {"ow", E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ww")}},
+                    {acc, {E::Var("wk1"), E::Var("ww"), E::Var("wk2")}});
   Node store_nest =
       Node::MakeLoop({"wk1", k1_tile, LoopKind::kUnrolled},
                      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
                                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
 
   Node tile = Node::MakeLoop({"oh1", toh[1]},
-                             {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, compute, store_nest})});
+                             {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, reduction, store_nest})});
   if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
   nest.body.push_back(Node::MakeLoop(
       {"n", shape.n},

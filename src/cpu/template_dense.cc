@@ -13,11 +13,12 @@
 // The innermost loop is vectorised with `vectorize` (a simd reduction when it is k1) and the one
 // around it unrolled with `unroll`.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::cpu {
 
@@ -57,68 +58,63 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   const bool vectorize = config.Int("vectorize") != 0;
   const bool batched = dims.batch > 0;
   using E = AffineExpr;
-  // The batch index for a tensor with a leading batch dimension (nothing for dense).
-  auto with_batch = [&](const std::string& loop, std::vector<E> index) {
-    if (batched) index.insert(index.begin(), E::Var(loop));
-    return index;
-  };
-  auto batch_shape = [&](std::vector<int64_t> shape) {
-    if (batched) shape.insert(shape.begin(), dims.batch);
-    return shape;
-  };
 
   LoopNest nest;
   nest.name = dims.name;
-  const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
-  const int a = tensors.input, b = tensors.weight, c = tensors.output;
+  const OperatorCompute compute = DeclareMatmulCompute(nest, dims);
   int acc =
       nest.AddTensor({"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
+  // The output element an accumulator position (mi, ni) of the tile stands for.
+  auto tile_element = [&](const E& mi, const E& ni) {
+    AxisBinding at = {{"m", E::Var("m0", m_tile) + mi}, {"n", E::Var("n0", n_tile) + ni}};
+    if (batched) at["b"] = E::Var("b");
+    return at;
+  };
 
+  // pack_b: B in column blocks of n2, Bp[(b)][N/n2][K][n2], so that n2 is contiguous.
+  std::optional<OperandCopy> packed_b;
   if (pack) {
-    int bp = nest.AddTensor({"Bp", batch_shape({dims.n / tn[2], dims.k, tn[2]}), "N/n2,K,n2",
-                             DType::kFloat32, TensorRole::kTemp});
-    Stmt copy{StmtKind::kCopy,
-              {bp, with_batch("pb", {E::Var("pj"), E::Var("pk"), E::Var("pv")})},
-              {b, with_batch("pb", {E::Var("pj", tn[2]) + E::Var("pv"), E::Var("pk")})}};
+    Relayout layout =
+        compute.LayoutOf(Operand::kWeight).Split(batched ? 1 : 0, tn[2], batched ? 3 : 2);
+    const int bp =
+        nest.AddTensor({"Bp", layout.shape(), "N/n2,K,n2", DType::kFloat32, TensorRole::kTemp});
+    packed_b = OperandCopy{bp, layout};
+    std::vector<E> index = {E::Var("pj"), E::Var("pk"), E::Var("pv")};
+    if (batched) index.insert(index.begin(), E::Var("pb"));
     Node pack_nest = Node::MakeLoop(
         {"pj", dims.n / tn[2], LoopKind::kParallel},
-        {Node::MakeLoop({"pk", dims.k}, {Node::MakeLoop({"pv", tn[2]}, {Node::MakeStmt(copy)})})});
+        {Node::MakeLoop(
+            {"pk", dims.k},
+            {Node::MakeLoop({"pv", tn[2]},
+                            {Node::MakeStmt(compute.Fill(Operand::kWeight, *packed_b, index))})})});
     if (batched) {
       pack_nest = Node::MakeLoop({"pb", dims.batch, LoopKind::kParallel}, {std::move(pack_nest)});
     }
     nest.body.push_back(std::move(pack_nest));
   }
 
-  // Row and column of the output element an accumulator position stands for.
-  auto row = [&](const E& inner) { return E::Var("m0", m_tile) + inner; };
-  auto col = [&](const E& inner) { return E::Var("n0", n_tile) + inner; };
-
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zm"), E::Var("zn")}}};
   Node zero_nest =
       Node::MakeLoop({"zm", m_tile}, {Node::MakeLoop({"zn", n_tile}, {Node::MakeStmt(zero)})});
 
-  Stmt mac{StmtKind::kMultiplyAdd};
-  mac.dst = {acc, {E::Var("mi"), E::Var("n1", tn[2]) + E::Var("n2")}};
-  mac.a = {a, with_batch("b", {row(E::Var("mi")), E::Var("k")})};
-  if (pack) {
-    mac.b = {nest.TensorIndex("Bp"),
-             with_batch("b", {E::Var("n0", tn[1]) + E::Var("n1"), E::Var("k"), E::Var("n2")})};
-  } else {
-    mac.b = {b, with_batch("b", {col(E::Var("n1", tn[2]) + E::Var("n2")), E::Var("k")})};
-  }
-  Node compute = Node::MakeLoop(
+  const E n_in_tile = E::Var("n1", tn[2]) + E::Var("n2");
+  AxisBinding at = tile_element(E::Var("mi"), n_in_tile);
+  at["k"] = E::Var("k");
+  Stmt mac = compute.MultiplyAdd({acc, {E::Var("mi"), n_in_tile}}, at, nullptr,
+                                 packed_b ? &*packed_b : nullptr);
+  Node reduction = Node::MakeLoop(
       {"k", dims.k},
       {Node::MakeLoop({"mi", m_tile},
                       {Node::MakeLoop({"n1", tn[1]},
                                       {Node::MakeLoop({"n2", tn[2]}, {Node::MakeStmt(mac)})})})});
 
-  Stmt store = tensors.Store({c, with_batch("b", {row(E::Var("wm")), col(E::Var("wn"))})},
-                             {acc, {E::Var("wm"), E::Var("wn")}});
+  Stmt store =
+      compute.Store(tile_element(E::Var("wm"), E::Var("wn")), {acc, {E::Var("wm"), E::Var("wn")}});
   Node store_nest =
       Node::MakeLoop({"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
 
   Node tiles = Node::MakeLoop({"m0", tm[0]},
-                              {Node::MakeLoop({"n0", tn[0]}, {zero_nest, compute, store_nest})});
+                              {Node::MakeLoop({"n0", tn[0]}, {zero_nest, reduction, store_nest})});
   if (batched) tiles = Node::MakeLoop({"b", dims.batch}, {std::move(tiles)});
   nest.body.push_back(std::move(tiles));
 

@@ -22,13 +22,14 @@
 //     for <order of c1 oh1 ow1 r s>, ow2 (unrolled with `unroll`), c2 (vector)
 //       acc += Ip · Wp
 //     out (NCHW) = acc (+ bias) (ReLU)    the unpacking store
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cpu/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::cpu {
 
@@ -70,31 +71,32 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
 
   LoopNest nest;
   nest.name = blocked ? "depthwise_conv2d_nchwc" : "depthwise_conv2d";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
 
-  // The channel of (c0, c1, c2) and the input row / column of an output position and a tap.
-  E channel = E::Var("c0", c_tile) + E::Var("c1", tc[2]) + E::Var("c2");
-  E oh = E::Var("oh0", oh_tile) + E::Var("oh1");
-  E ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2");
-  E ih = oh * shape.stride + E::Var("r", shape.dilation) + E::Const(pad_in_copy - shape.pad);
-  E iw = ow * shape.stride + E::Var("s", shape.dilation) + E::Const(pad_in_copy - shape.pad);
-  const bool guard = !copy_pad && shape.pad > 0;
+  // The output element of the channel (c0, c1, c2) and the output position, and the taps.
+  const AxisBinding at = {{"n", E::Var("n")},
+                          {"c", E::Var("c0", c_tile) + E::Var("c1", tc[2]) + E::Var("c2")},
+                          {"oh", E::Var("oh0", oh_tile) + E::Var("oh1")},
+                          {"ow", E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2")},
+                          {"r", E::Var("r")},
+                          {"s", E::Var("s")}};
 
-  Stmt mac{StmtKind::kMultiplyAdd};
+  Stmt mac;
   int acc = -1;
   if (blocked) {
     const int64_t blocks = shape.c / tc[2];
-    int wpk = nest.AddTensor({"Wp",
-                              {blocks, shape.r, shape.s, tc[2]},
-                              "CRS" + std::to_string(tc[2]) + "c",
-                              DType::kFloat32,
-                              TensorRole::kPrepared});
-    int ip = nest.AddTensor({"Ip",
-                             {shape.n, blocks, hp, wp, tc[2]},
-                             "NCHW" + std::to_string(tc[2]) + "c",
-                             DType::kFloat32,
-                             TensorRole::kTemp});
+    // Wp[C/c2][R][S][c2] and Ip[N][C/c2][H(+2p)][W(+2p)][c2].
+    Relayout w_layout = compute.LayoutOf(Operand::kWeight).Split(0, tc[2], 3);
+    Relayout in_layout = compute.LayoutOf(Operand::kInput).Split(1, tc[2], 4);
+    if (pad_in_copy > 0) in_layout.Pad(2, pad_in_copy).Pad(3, pad_in_copy);
+    const OperandCopy packed_w{
+        nest.AddTensor({"Wp", w_layout.shape(), "CRS" + std::to_string(tc[2]) + "c",
+                        DType::kFloat32, TensorRole::kPrepared}),
+        w_layout};
+    const OperandCopy packed_in{
+        nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(tc[2]) + "c",
+                        DType::kFloat32, TensorRole::kTemp}),
+        in_layout};
     acc = nest.AddTensor({"acc",
                           {tc[1], oh_tile, ow_tile, tc[2]},
                           "C1,OH,OW,C2",
@@ -102,21 +104,17 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
                           TensorRole::kTemp,
                           -1,
                           "ow0"});
-    Stmt pack_w{StmtKind::kCopy,
-                {wpk, {E::Var("qb"), E::Var("qr"), E::Var("qs"), E::Var("qc")}},
-                {w, {E::Var("qb", tc[2]) + E::Var("qc"), E::Var("qr"), E::Var("qs")}}};
+    Stmt pack_w = compute.Fill(Operand::kWeight, packed_w,
+                               {E::Var("qb"), E::Var("qr"), E::Var("qs"), E::Var("qc")});
     nest.prepare.push_back(Node::MakeLoop(
         {"qb", blocks},
         {Node::MakeLoop(
             {"qr", shape.r},
             {Node::MakeLoop({"qs", shape.s},
                             {Node::MakeLoop({"qc", tc[2]}, {Node::MakeStmt(pack_w)})})})}));
-    Stmt pack_in{StmtKind::kCopy,
-                 {ip, {E::Var("pn"), E::Var("pb"), E::Var("ph"), E::Var("pw"), E::Var("pc")}},
-                 {in,
-                  {E::Var("pn"), E::Var("pb", tc[2]) + E::Var("pc"),
-                   E::Var("ph") + E::Const(-pad_in_copy), E::Var("pw") + E::Const(-pad_in_copy)},
-                  /*zero_outside=*/pad_in_copy > 0}};
+    Stmt pack_in =
+        compute.Fill(Operand::kInput, packed_in,
+                     {E::Var("pn"), E::Var("pb"), E::Var("ph"), E::Var("pw"), E::Var("pc")});
     nest.body.push_back(Node::MakeLoop(
         {"pn", shape.n},
         {Node::MakeLoop(
@@ -125,11 +123,9 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
                 {"ph", hp, LoopKind::kParallel},
                 {Node::MakeLoop({"pw", wp},
                                 {Node::MakeLoop({"pc", tc[2]}, {Node::MakeStmt(pack_in)})})})})}));
-    E block = E::Var("c0", tc[1]) + E::Var("c1");
-    mac.dst = {acc,
-               {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"), E::Var("c2")}};
-    mac.a = {ip, {E::Var("n"), block, ih, iw, E::Var("c2")}, guard};
-    mac.b = {wpk, {block, E::Var("r"), E::Var("s"), E::Var("c2")}};
+    mac = compute.MultiplyAdd(
+        {acc, {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"), E::Var("c2")}},
+        at, &packed_in, &packed_w);
   } else {
     acc = nest.AddTensor({"acc",
                           {c_tile, oh_tile, ow_tile},
@@ -138,18 +134,12 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
                           TensorRole::kTemp,
                           -1,
                           "ow0"});
-    Access load;
-    if (copy_pad) {
-      int padded = AddPaddedInputCopy(nest, in, shape.n, shape.c, shape.h, shape.w, shape.pad);
-      load = {padded, {E::Var("n"), channel, ih, iw}};
-    } else {
-      load = {in, {E::Var("n"), channel, ih, iw}, guard};
-    }
-    mac.dst = {
-        acc,
-        {E::Var("c1", tc[2]) + E::Var("c2"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2")}};
-    mac.a = load;
-    mac.b = {w, {channel, E::Var("r"), E::Var("s")}};
+    std::optional<OperandCopy> padded;
+    if (copy_pad) padded = AddPaddedInputCopy(nest, compute, shape.pad);
+    mac = compute.MultiplyAdd({acc,
+                               {E::Var("c1", tc[2]) + E::Var("c2"), E::Var("oh1"),
+                                E::Var("ow1", tow[2]) + E::Var("ow2")}},
+                              at, padded ? &*padded : nullptr);
   }
 
   // Compute: the ordered loops, then the unrolled and the vector loop innermost.
@@ -164,16 +154,16 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
     if (name == "r") return shape.r;
     return shape.s;
   };
-  Node compute = Node::MakeLoop({vector_loop, extent_of(vector_loop), LoopKind::kVectorized},
-                                {Node::MakeStmt(mac)});
-  compute = Node::MakeLoop({unrolled_loop, extent_of(unrolled_loop),
-                            config.Int("unroll") != 0 ? LoopKind::kUnrolled : LoopKind::kSerial},
-                           {std::move(compute)});
+  Node reduction = Node::MakeLoop({vector_loop, extent_of(vector_loop), LoopKind::kVectorized},
+                                  {Node::MakeStmt(mac)});
+  reduction = Node::MakeLoop({unrolled_loop, extent_of(unrolled_loop),
+                              config.Int("unroll") != 0 ? LoopKind::kUnrolled : LoopKind::kSerial},
+                             {std::move(reduction)});
   const std::vector<std::string> reorderable = {"c1", "oh1", "ow1", "r", "s"};
   const std::vector<int64_t> order = config.List("order");
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::string& name = reorderable.at(*it);
-    compute = Node::MakeLoop({name, extent_of(name)}, {std::move(compute)});
+    reduction = Node::MakeLoop({name, extent_of(name)}, {std::move(reduction)});
   }
 
   // Zero and store walk the accumulator in its own order, its last dimension as the vector.
@@ -190,9 +180,10 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
   E w_channel = blocked ? (E::Var("c0", tc[1]) + E::Var("wc1")) * tc[2] + E::Var("wc2")
                         : E::Var("c0", c_tile) + E::Var("wc");
   Stmt zero{StmtKind::kZero, {acc, z_index}};
-  Stmt store = tensors.Store({out,
-                              {E::Var("n"), w_channel, E::Var("oh0", oh_tile) + E::Var("wh"),
-                               E::Var("ow0", ow_tile) + E::Var("ww")}},
+  Stmt store = compute.Store({{"n", E::Var("n")},
+                              {"c", w_channel},
+                              {"oh", E::Var("oh0", oh_tile) + E::Var("wh")},
+                              {"ow", E::Var("ow0", ow_tile) + E::Var("ww")}},
                              {acc, w_index});
   Node zero_nest = Node::MakeStmt(zero), store_nest = Node::MakeStmt(store);
   for (size_t d = acc_shape.size(); d-- > 0;) {
@@ -205,8 +196,8 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
       {"n", shape.n},
       {Node::MakeLoop(
           {"c0", tc[0]},
-          {Node::MakeLoop({"oh0", toh[0]},
-                          {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, compute, store_nest})})})}));
+          {Node::MakeLoop({"oh0", toh[0]}, {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, reduction,
+                                                                             store_nest})})})}));
 
   const std::string parallel = config.Text("parallel");
   if (parallel == "c" || parallel == "c_oh") SetLoopKind(nest, "c0", LoopKind::kParallel);

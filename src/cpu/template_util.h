@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "glimpse/cpu.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 #include "glimpse/space.h"
 
 namespace glimpse::cpu {
@@ -15,16 +15,15 @@ namespace glimpse::cpu {
 using glimpse::ConfigView;
 using glimpse::Product;
 
-// The template dense and batch_matmul (glimpse/op_tensors.h MatmulDims) share. `parallel`: the
+// The template dense and batch_matmul (glimpse/op_compute.h, MatmulDims) share. `parallel`: the
 // values of the parallel knob, each naming the loops it parallelises by letter (b, m, n) or "none".
 ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel);
 LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config);
 
-// Appends to `nest` a zero-padded copy P[n][c][h+2·pad][w+2·pad] of the NCHW input tensor
-// `input` (parallel over channels) and returns P's tensor index: the "padding = copy" choice of
-// the convolution templates.
-int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t h, int64_t w,
-                       int64_t pad);
+// Appends to `nest` a zero-padded copy P[n][c][h+2·pad][w+2·pad] of the NCHW convolution input
+// (parallel over channels) and returns it: the "padding = copy" choice of the convolution
+// templates.
+OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, int64_t pad);
 
 ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);

@@ -11,22 +11,20 @@ namespace glimpse {
 
 namespace cpu {
 
-int AddPaddedInputCopy(LoopNest& nest, int input, int64_t n, int64_t c, int64_t h, int64_t w,
-                       int64_t pad) {
+OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, int64_t pad) {
   using E = AffineExpr;
-  const int64_t hp = h + 2 * pad, wp = w + 2 * pad;
-  int padded = nest.AddTensor({"P", {n, c, hp, wp}, "NCHW", DType::kFloat32, TensorRole::kTemp});
-  Stmt copy{
-      StmtKind::kCopy,
-      {padded, {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")}},
-      {input,
-       {E::Var("pn"), E::Var("pc"), E::Var("ph") + E::Const(-pad), E::Var("pw") + E::Const(-pad)},
-       /*zero_outside=*/true}};
+  Relayout layout = compute.LayoutOf(Operand::kInput).Pad(2, pad).Pad(3, pad);
+  const std::vector<int64_t>& shape = layout.shape();
+  const OperandCopy padded{nest.AddTensor({"P", shape, "NCHW", DType::kFloat32, TensorRole::kTemp}),
+                           layout};
+  Stmt copy = compute.Fill(Operand::kInput, padded,
+                           {E::Var("pn"), E::Var("pc"), E::Var("ph"), E::Var("pw")});
   nest.body.push_back(Node::MakeLoop(
-      {"pn", n},
+      {"pn", shape[0]},
       {Node::MakeLoop(
-          {"pc", c, LoopKind::kParallel},
-          {Node::MakeLoop({"ph", hp}, {Node::MakeLoop({"pw", wp}, {Node::MakeStmt(copy)})})})}));
+          {"pc", shape[1], LoopKind::kParallel},
+          {Node::MakeLoop({"ph", shape[2]},
+                          {Node::MakeLoop({"pw", shape[3]}, {Node::MakeStmt(copy)})})})}));
   return padded;
 }
 

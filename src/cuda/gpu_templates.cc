@@ -31,6 +31,10 @@ AffineExpr TiledAxis::InBlock(const std::string& prefix) const {
                     {tile[1], tile[2], tile[3]});
 }
 
+AffineExpr TiledAxis::InOutput(const std::string& prefix) const {
+  return AffineExpr::Var("b" + name, BlockExtent()) + InBlock(prefix);
+}
+
 AffineExpr TiledAxis::InThread(const std::string& prefix) const {
   return MixedRadix({prefix + "v" + name, prefix + name + "i"}, {tile[1], tile[3]});
 }
@@ -64,6 +68,15 @@ std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channe
           {"t" + channels.name, channels.tile[2], LoopKind::kThreadZ},
           {"t" + rows.name, rows.tile[2], LoopKind::kThreadY},
           {"t" + columns.name, columns.tile[2], LoopKind::kThreadX}};
+}
+
+AxisBinding ConvolutionOutputElement(const std::string& channel_axis, const TiledAxis& channels,
+                                     const TiledAxis& rows, const TiledAxis& columns,
+                                     const std::string& prefix) {
+  return {{"n", AffineExpr::Var("n")},
+          {channel_axis, channels.InOutput(prefix)},
+          {"oh", rows.InOutput(prefix)},
+          {"ow", columns.InOutput(prefix)}};
 }
 
 std::vector<KnobValue> AutoUnrollValues() {

@@ -25,7 +25,7 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::gpu {
 
@@ -89,14 +89,24 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
 
   LoopNest nest;
   nest.name = "conv2d_direct_gpu";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
-  int aa = nest.AddTensor(
-      {"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
-  nest.tensors[aa].scope = MemoryScope::kShared;
-  int ww = nest.AddTensor(
-      {"WW", {fb, rci, ryi, rxi}, "KCRS", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
-  nest.tensors[ww].scope = MemoryScope::kShared;
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
+  // This reduction step's tiles: the input window the block's outputs and taps read, and the
+  // weights of the block's output channels and taps, from the elements the block's first output
+  // reads at the step's first tap on.
+  const AxisBinding origin = {{"n", E::Var("n")},        {"k", E::Var("bf", fb)},
+                              {"oh", E::Var("by", yb)},  {"ow", E::Var("bx", xb)},
+                              {"c", E::Var("rco", rci)}, {"r", E::Var("ryo", ryi)},
+                              {"s", E::Var("rxo", rxi)}};
+  const OperandCopy in_tile{
+      nest.AddTensor(
+          {"AA", {rci, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"}),
+      compute.Tile(Operand::kInput, origin, {0, rci, window_h, window_w})};
+  const OperandCopy w_tile{
+      nest.AddTensor(
+          {"WW", {fb, rci, ryi, rxi}, "KCRS", DType::kFloat32, TensorRole::kTemp, -1, "bx"}),
+      compute.Tile(Operand::kWeight, origin, {fb, rci, ryi, rxi})};
+  nest.tensors[in_tile.tensor].scope = MemoryScope::kShared;
+  nest.tensors[w_tile.tensor].scope = MemoryScope::kShared;
   int acc = nest.AddTensor({"acc",
                             {tf[1] * tf[3], ty[1] * ty[3], tx[1] * tx[3]},
                             "KHW",
@@ -118,47 +128,35 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   Node zero = NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))});
 
   // Cooperative copies of this reduction step's input window and weight tile.
-  const E c_base = E::Var("rco", rci);
-  Stmt load_a{
-      StmtKind::kCopy,
-      {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
-      {in,
-       {E::Var("n"), c_base + E::Var("a_c"),
-        E::Var("by", yb * stride) + E::Var("ryo", ryi * dil) + E::Var("a_h") + E::Const(-shape.pad),
-        E::Var("bx", xb * stride) + E::Var("rxo", rxi * dil) + E::Var("a_w") +
-            E::Const(-shape.pad)},
-       /*zero_outside=*/shape.pad > 0}};
+  Stmt load_a =
+      compute.Fill(Operand::kInput, in_tile, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")});
   Node copy_a = NestLoops({{"a_c", rci, LoopKind::kCooperative},
                            {"a_h", window_h, LoopKind::kCooperative},
                            {"a_w", window_w, LoopKind::kCooperative}},
                           {Node::MakeStmt(load_a)});
-  Stmt load_w{StmtKind::kCopy,
-              {ww, {E::Var("w_f"), E::Var("w_c"), E::Var("w_r"), E::Var("w_s")}},
-              {w,
-               {E::Var("bf", fb) + E::Var("w_f"), c_base + E::Var("w_c"),
-                E::Var("ryo", ryi) + E::Var("w_r"), E::Var("rxo", rxi) + E::Var("w_s")}}};
+  Stmt load_w = compute.Fill(Operand::kWeight, w_tile,
+                             {E::Var("w_f"), E::Var("w_c"), E::Var("w_r"), E::Var("w_s")});
   Node copy_w = NestLoops({{"w_f", fb, LoopKind::kCooperative},
                            {"w_c", rci, LoopKind::kCooperative},
                            {"w_r", ryi, LoopKind::kCooperative},
                            {"w_s", rxi, LoopKind::kCooperative}},
                           {Node::MakeStmt(load_w)});
 
-  Stmt mac{StmtKind::kMultiplyAdd, acc_at("")};
-  mac.a = {aa,
-           {E::Var("rci"), axis_y.InBlock("") * stride + E::Var("ryi", dil),
-            axis_x.InBlock("") * stride + E::Var("rxi", dil)}};
-  mac.b = {ww, {axis_f.InBlock(""), E::Var("rci"), E::Var("ryi"), E::Var("rxi")}};
+  auto element = [&](const std::string& p) {
+    return ConvolutionOutputElement("k", axis_f, axis_y, axis_x, p);
+  };
+  AxisBinding at = element("");
+  at["c"] = E::Var("rco", rci) + E::Var("rci");
+  at["r"] = E::Var("ryo", ryi) + E::Var("ryi");
+  at["s"] = E::Var("rxo", rxi) + E::Var("rxi");
+  Stmt mac = compute.MultiplyAdd(acc_at(""), at, &in_tile, &w_tile);
   std::vector<Loop> inner = {{"rci", rci}, {"ryi", ryi}, {"rxi", rxi}};
   for (const Loop& loop : tile_loops("")) inner.push_back(loop);
-  Node compute = NestLoops(inner, {Node::MakeStmt(mac)});
+  Node multiply_add = NestLoops(inner, {Node::MakeStmt(mac)});
   Node reduction = NestLoops({{"rco", trc[0]}, {"ryo", try_[0]}, {"rxo", trx[0]}},
-                             {std::move(copy_a), std::move(copy_w), std::move(compute)});
+                             {std::move(copy_a), std::move(copy_w), std::move(multiply_add)});
 
-  const E f_out = E::Var("bf", fb) + axis_f.InBlock("s_");
-  Stmt store = tensors.Store({out,
-                              {E::Var("n"), f_out, E::Var("by", yb) + axis_y.InBlock("s_"),
-                               E::Var("bx", xb) + axis_x.InBlock("s_")}},
-                             acc_at("s_"));
+  Stmt store = compute.Store(element("s_"), acc_at("s_"));
   Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});
 
   nest.body.push_back(NestLoops(ConvolutionLaunchLoops(shape.n, axis_f, axis_y, axis_x),
@@ -180,8 +178,9 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   CudaLaunch launch;
   launch.grid = {tx[0], ty[0], shape.n * tf[0]};
   launch.block = {tx[2], ty[2], tf[2]};
-  CheckLaunchLimits("conv2d gpu", launch,
-                    4 * (nest.tensors[aa].NumElements() + nest.tensors[ww].NumElements()));
+  CheckLaunchLimits(
+      "conv2d gpu", launch,
+      4 * (nest.tensors[in_tile.tensor].NumElements() + nest.tensors[w_tile.tensor].NumElements()));
   return nest;
 }
 

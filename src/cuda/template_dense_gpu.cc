@@ -22,7 +22,7 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::gpu {
 
@@ -80,15 +80,10 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   }
 
   using E = AffineExpr;
-  auto with_batch = [&](std::vector<E> index) {
-    if (batched) index.insert(index.begin(), E::Var("b"));
-    return index;
-  };
 
   LoopNest nest;
   nest.name = dims.name;
-  const OperatorTensors tensors = DeclareMatmulTensors(nest, dims);
-  const int a = tensors.input, b = tensors.weight, c = tensors.output;
+  const OperatorCompute compute = DeclareMatmulCompute(nest, dims);
   const int acc =
       nest.AddTensor({"acc", {acc_m, acc_n}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "tn"});
   nest.tensors[acc].scope = MemoryScope::kLocal;
@@ -100,11 +95,13 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   auto tile_col = [&](const std::string& v, const std::string& i) {
     return E::Var(v, tn[2] * tn[3]) + E::Var("tn", tn[3]) + E::Var(i);
   };
-  auto row = [&](const std::string& v, const std::string& i) {
-    return E::Var("bm", mt) + tile_row(v, i);
-  };
-  auto col = [&](const std::string& v, const std::string& i) {
-    return E::Var("bn", nt) + tile_col(v, i);
+  // The output element of a thread's accumulator position (vm, mi, vn, ni).
+  auto element = [&](const std::string& vm, const std::string& mi, const std::string& vn,
+                     const std::string& ni) {
+    AxisBinding at = {{"m", E::Var("bm", mt) + tile_row(vm, mi)},
+                      {"n", E::Var("bn", nt) + tile_col(vn, ni)}};
+    if (batched) at["b"] = E::Var("b");
+    return at;
   };
   auto acc_at = [&](const std::string& vm, const std::string& mi, const std::string& vn,
                     const std::string& ni) {
@@ -130,7 +127,9 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
   // The reduction: k = k0 · tile_k_1 + k1.
   const E k_base = E::Var("k0", tk[1]);
   std::vector<Node> k0_body;
-  Stmt mac{StmtKind::kMultiplyAdd, acc_at("vm", "mi", "vn", "ni")};
+  AxisBinding at = element("vm", "mi", "vn", "ni");
+  at["k"] = k_base + E::Var("k1");
+  Stmt mac;
   if (cache) {
     const int as =
         nest.AddTensor({"As", {tk[1], mt}, "KM", DType::kFloat32, TensorRole::kTemp, -1, "bn"});
@@ -138,13 +137,21 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
         nest.AddTensor({"Bs", {tk[1], nt}, "KN", DType::kFloat32, TensorRole::kTemp, -1, "bn"});
     nest.tensors[as].scope = MemoryScope::kShared;
     nest.tensors[bs].scope = MemoryScope::kShared;
+    // The block's tile of an operand, k-major: rows from `origin` on × this step's k.
+    AxisBinding origin = {{"m", E::Var("bm", mt)}, {"n", E::Var("bn", nt)}, {"k", k_base}};
+    if (batched) origin["b"] = E::Var("b");
+    auto tile_of = [&](Operand operand, int tile, int64_t rows) {
+      std::vector<int64_t> extents = {rows, tk[1]};
+      if (batched) extents.insert(extents.begin(), 0);
+      return OperandCopy{tile, compute.Tile(operand, origin, extents).Permute({1, 0})};
+    };
+    const OperandCopy a_tile = tile_of(Operand::kInput, as, mt);
+    const OperandCopy b_tile = tile_of(Operand::kWeight, bs, nt);
     // One cooperative copy per operand: rows × k, k innermost (contiguous in global memory), the
     // last vector_load elements of a row one vector access.
-    auto copy = [&](const std::string& p, int tile, int source, const E& origin, int64_t rows) {
+    auto copy = [&](const std::string& p, Operand operand, const OperandCopy& tile, int64_t rows) {
       const E kk = E::Var(p + "k", vector_load) + E::Var(p + "v");
-      Stmt s{StmtKind::kCopy,
-             {tile, {kk, E::Var(p + "r")}},
-             {source, with_batch({origin + E::Var(p + "r"), k_base + kk})}};
+      Stmt s = compute.Fill(operand, tile, {kk, E::Var(p + "r")});
       return Node::MakeLoop(
           {p + "r", rows, LoopKind::kCooperative},
           {Node::MakeLoop(
@@ -153,19 +160,17 @@ LoopNest MakeMatmulGpuNest(const MatmulDims& dims, const ConfigView& config) {
                                vector_load > 1 ? LoopKind::kVectorized : LoopKind::kSerial},
                               {Node::MakeStmt(s)})})});
     };
-    k0_body.push_back(copy("a", as, a, E::Var("bm", mt), mt));
-    k0_body.push_back(copy("b", bs, b, E::Var("bn", nt), nt));
-    mac.a = {as, {E::Var("k1"), tile_row("vm", "mi")}};
-    mac.b = {bs, {E::Var("k1"), tile_col("vn", "ni")}};
+    k0_body.push_back(copy("a", Operand::kInput, a_tile, mt));
+    k0_body.push_back(copy("b", Operand::kWeight, b_tile, nt));
+    mac = compute.MultiplyAdd(acc_at("vm", "mi", "vn", "ni"), at, &a_tile, &b_tile);
   } else {
-    mac.a = {a, with_batch({row("vm", "mi"), k_base + E::Var("k1")})};
-    mac.b = {b, with_batch({col("vn", "ni"), k_base + E::Var("k1")})};
+    mac = compute.MultiplyAdd(acc_at("vm", "mi", "vn", "ni"), at);
   }
   k0_body.push_back(Node::MakeLoop({"k1", tk[1]}, {thread_tile("", mac)}));
   thread_body.push_back(Node::MakeLoop({"k0", tk[0]}, std::move(k0_body)));
 
-  Stmt store = tensors.Store({c, with_batch({row("wvm", "wmi"), col("wvn", "wni")})},
-                             acc_at("wvm", "wmi", "wvn", "wni"));
+  Stmt store =
+      compute.Store(element("wvm", "wmi", "wvn", "wni"), acc_at("wvm", "wmi", "wvn", "wni"));
   thread_body.push_back(thread_tile("w", store));
 
   Node top = Node::MakeLoop(

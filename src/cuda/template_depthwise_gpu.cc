@@ -14,13 +14,14 @@
 //       acc += (AA or in)[…] · w[c][r][s]
 //     out = acc (+ bias) (ReLU)
 // There is no reduction over channels, so the window is loaded once per block.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::gpu {
 
@@ -65,8 +66,7 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
 
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
   int acc = nest.AddTensor({"acc",
                             {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]},
                             "CHW",
@@ -83,49 +83,43 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
     return ThreadTileLoops(axes, p, LoopKind::kSerial);
   };
 
+  auto element = [&](const std::string& p) {
+    return ConvolutionOutputElement("c", axis_c, axis_y, axis_x, p);
+  };
+  AxisBinding at = element("");
+  at["r"] = E::Var("r");
+  at["s"] = E::Var("s");
+
   std::vector<Node> thread_body;
-  Access input;
-  const E c_out = E::Var("bc", cb) + axis_c.InBlock("");
+  std::optional<OperandCopy> in_tile;
   if (cache) {
-    int aa = nest.AddTensor(
-        {"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"});
-    nest.tensors[aa].scope = MemoryScope::kShared;
-    Stmt load{StmtKind::kCopy,
-              {aa, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")}},
-              {in,
-               {E::Var("n"), E::Var("bc", cb) + E::Var("a_c"),
-                E::Var("by", yb * stride) + E::Var("a_h") + E::Const(-shape.pad),
-                E::Var("bx", xb * stride) + E::Var("a_w") + E::Const(-shape.pad)},
-               /*zero_outside=*/shape.pad > 0}};
+    // The input window the block's outputs read, from the element its first output's first tap
+    // reads on.
+    const AxisBinding origin = {{"n", E::Var("n")},       {"c", E::Var("bc", cb)},
+                                {"oh", E::Var("by", yb)}, {"ow", E::Var("bx", xb)},
+                                {"r", E::Const(0)},       {"s", E::Const(0)}};
+    in_tile = OperandCopy{
+        nest.AddTensor(
+            {"AA", {cb, window_h, window_w}, "CHW", DType::kFloat32, TensorRole::kTemp, -1, "bx"}),
+        compute.Tile(Operand::kInput, origin, {0, cb, window_h, window_w})};
+    nest.tensors[in_tile->tensor].scope = MemoryScope::kShared;
+    Stmt load =
+        compute.Fill(Operand::kInput, *in_tile, {E::Var("a_c"), E::Var("a_h"), E::Var("a_w")});
     thread_body.push_back(NestLoops({{"a_c", cb, LoopKind::kCooperative},
                                      {"a_h", window_h, LoopKind::kCooperative},
                                      {"a_w", window_w, LoopKind::kCooperative}},
                                     {Node::MakeStmt(load)}));
-    input = {aa,
-             {axis_c.InBlock(""), axis_y.InBlock("") * stride + E::Var("r", dil),
-              axis_x.InBlock("") * stride + E::Var("s", dil)}};
-  } else {
-    const E pad = E::Const(-shape.pad);
-    input = {in,
-             {E::Var("n"), c_out,
-              (E::Var("by", yb) + axis_y.InBlock("")) * stride + E::Var("r", dil) + pad,
-              (E::Var("bx", xb) + axis_x.InBlock("")) * stride + E::Var("s", dil) + pad},
-             /*zero_outside=*/shape.pad > 0};
   }
 
   thread_body.push_back(
       NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
-  Stmt mac{StmtKind::kMultiplyAdd, acc_at(""), input, {w, {c_out, E::Var("r"), E::Var("s")}}};
+  Stmt mac = compute.MultiplyAdd(acc_at(""), at, in_tile ? &*in_tile : nullptr);
   std::vector<Loop> inner = {{"r", shape.r, LoopKind::kUnrolled},
                              {"s", shape.s, LoopKind::kUnrolled}};
   for (const Loop& loop : tile_loops("")) inner.push_back(loop);
   thread_body.push_back(NestLoops(inner, {Node::MakeStmt(mac)}));
 
-  const E c_store = E::Var("bc", cb) + axis_c.InBlock("s_");
-  Stmt store = tensors.Store({out,
-                              {E::Var("n"), c_store, E::Var("by", yb) + axis_y.InBlock("s_"),
-                               E::Var("bx", xb) + axis_x.InBlock("s_")}},
-                             acc_at("s_"));
+  Stmt store = compute.Store(element("s_"), acc_at("s_"));
   thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));
 
   nest.body.push_back(

@@ -13,6 +13,7 @@
 
 #include "glimpse/gpu.h"
 #include "glimpse/loop_nest.h"
+#include "glimpse/op_compute.h"
 #include "glimpse/space.h"
 
 namespace glimpse::gpu {
@@ -48,7 +49,10 @@ struct TiledAxis {
   AffineExpr InBlock(const std::string& prefix) const;
   // The position in the thread's own tile: (v<a>, <a>i).
   AffineExpr InThread(const std::string& prefix) const;
+  // The position in the whole axis: the block's (loop b<a>) tile, then the position in it.
+  AffineExpr InOutput(const std::string& prefix) const;
   int64_t ThreadExtent() const { return tile[1] * tile[3]; }
+  int64_t BlockExtent() const { return tile[1] * tile[2] * tile[3]; }
 };
 // The loops over a thread's own tile of `axes`: every vthread loop (unrolled), then every inner
 // loop, of kind `inner`.
@@ -63,6 +67,12 @@ Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const st
 // each axis — t<a> (z, y, x).
 std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channels,
                                          const TiledAxis& rows, const TiledAxis& columns);
+// The output element of the thread's tile position (loops with `prefix`) under those loops: the
+// image n, the channel axis `channel_axis` ("k", depthwise "c"), oh and ow of the convolution's
+// declared computation.
+AxisBinding ConvolutionOutputElement(const std::string& channel_axis, const TiledAxis& channels,
+                                     const TiledAxis& rows, const TiledAxis& columns,
+                                     const std::string& prefix);
 
 // ---- Templates (one file each)
 

@@ -32,7 +32,7 @@
 
 #include "cuda/template_util.h"
 #include "glimpse/error.h"
-#include "glimpse/op_tensors.h"
+#include "glimpse/op_compute.h"
 
 namespace glimpse::gpu {
 
@@ -161,8 +161,12 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
 
   LoopNest nest;
   nest.name = "conv2d_winograd_gpu";
-  const OperatorTensors tensors = DeclareOperatorTensors(nest, shape);
-  const int in = tensors.input, w = tensors.weight, out = tensors.output;
+  // Winograd is another algorithm, not a schedule of the direct computation: it transforms the
+  // weights and input tiles, and its 2×2 tiles overhang an odd output (reading input past the
+  // direct computation's window, as zeros). So it states its own reads; the tensors and the
+  // output statement are the operator's.
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
+  const int in = compute.tensors.input, w = compute.tensors.weight;
   auto literal = [&](const std::string& name, int64_t rows, int64_t cols, const float* values) {
     int t = nest.AddTensor({name, {rows, cols}, "", DType::kFloat32, TensorRole::kLiteral});
     nest.tensors[t].values.assign(values, values + rows * cols);
@@ -352,7 +356,6 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
   Node reduction = Node::MakeLoop({"rco", trc[0]}, std::move(step));
 
   // The output transform and the (guarded) store of each 2×2 output tile.
-  const E f_out = E::Var("bf", fb) + axis_f.InBlock("o_");
   const E m_f = axis_f.InThread("o_"), m_y = axis_y.InThread("o_"), m_x = axis_x.InThread("o_");
   Node s_map = NestLoops({{"s_n", kAlpha, LoopKind::kUnrolled}},
                          LinearMap(
@@ -373,12 +376,12 @@ LoopNest MakeWinogradGpuNest(const Conv2dShape& shape, const ConfigView& config)
                                return Access{s, {E::Var("y_a"), E::Const(nu)}};
                              },
                              /*transpose=*/true));
-  Stmt store = tensors.Store(
-      {out,
-       {E::Var("n"), f_out, (E::Var("by", yb) + axis_y.InBlock("o_")) * kM + E::Var("st_a"),
-        (E::Var("bx", xb) + axis_x.InBlock("o_")) * kM + E::Var("st_b")},
-       /*zero_outside=*/oh % kM != 0 || ow % kM != 0},
-      {y, {E::Var("st_a"), E::Var("st_b")}});
+  Stmt store = compute.Store(
+      {{"n", E::Var("n")},
+       {"k", E::Var("bf", fb) + axis_f.InBlock("o_")},
+       {"oh", (E::Var("by", yb) + axis_y.InBlock("o_")) * kM + E::Var("st_a")},
+       {"ow", (E::Var("bx", xb) + axis_x.InBlock("o_")) * kM + E::Var("st_b")}},
+      {y, {E::Var("st_a"), E::Var("st_b")}}, /*guarded=*/oh % kM != 0 || ow % kM != 0);
   Node store_tile =
       NestLoops({{"st_a", kM, LoopKind::kUnrolled}, {"st_b", kM, LoopKind::kUnrolled}},
                 {Node::MakeStmt(store)});
