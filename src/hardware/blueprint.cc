@@ -11,9 +11,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 
+#include "glimpse/enum_name.h"
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
 #include "glimpse/json_file.h"
@@ -62,15 +64,9 @@ std::vector<double> NumberList(const Json& json, const char* key, size_t size,
 }  // namespace
 
 const char* ComponentCriterionName(ComponentCriterion criterion) {
-  switch (criterion) {
-    case ComponentCriterion::kReconstructionRmse:
-      return "rmse";
-    case ComponentCriterion::kExplainedVariance:
-      return "variance";
-    case ComponentCriterion::kFixed:
-      return "fixed";
-  }
-  return "rmse";
+  static constexpr const char* kNames[] = {"rmse", "variance", "fixed"};
+  static_assert(std::size(kNames) == static_cast<size_t>(ComponentCriterion::kFixed) + 1);
+  return EnumName(criterion, kNames, "rmse");
 }
 
 ComponentCriterion ParseComponentCriterion(const std::string& text) {
