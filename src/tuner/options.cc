@@ -1,6 +1,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <system_error>
 
 #include "glimpse/error.h"
@@ -17,6 +19,16 @@ std::string Prefix(const std::string& tuner, const std::string& key) {
 std::string Shown(const Json& value) {
   std::string text = value.dump();
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+// `text` as a T when the whole of it is one number (std::from_chars: no leading '+' or spaces);
+// options given as strings ("200") are read this way.
+template <typename T>
+std::optional<T> WholeNumber(const std::string& text) {
+  T number{};
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -51,10 +63,7 @@ std::optional<int64_t> IntOption(const Json& options, const std::string& tuner,
     }
   }
   if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    int64_t number = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
+    if (auto number = WholeNumber<int64_t>(value.get_ref<const std::string&>())) return number;
   }
   throw Error(Prefix(tuner, key) + " must be an integer (got " + Shown(value) + ")");
 }
@@ -65,13 +74,8 @@ std::optional<double> NumberOption(const Json& options, const std::string& tuner
   const Json& value = options.at(key);
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    double number = 0.0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error == std::errc() && end == text.data() + text.size() && !text.empty() &&
-        std::isfinite(number)) {
-      return number;
-    }
+    auto number = WholeNumber<double>(value.get_ref<const std::string&>());
+    if (number && std::isfinite(*number)) return number;
   }
   throw Error(Prefix(tuner, key) + " must be a number (got " + Shown(value) + ")");
 }
