@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -19,6 +18,7 @@
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
 #include "glimpse/json_file.h"
+#include "hardware/data_file.h"
 
 namespace glimpse {
 namespace {
@@ -234,34 +234,14 @@ void Blueprint::Save(const std::string& path) const {
 }
 
 Blueprint Blueprint::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw Error(fmt::format("cannot open Blueprint model '{}' (make it with: {})", path, kRemake));
-  }
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw Error(fmt::format("Blueprint model '{}' is not valid JSON: {}", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(
+      hardware::ReadDataFile(path, "Blueprint model", std::string("make it with: ") + kRemake),
+      path);
 }
 
 Blueprint Blueprint::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object() || json.value("format", "") != kModelFormat) {
-    throw Error(fmt::format("'{}' is not a Blueprint model (its \"format\" must be \"{}\")", origin,
-                            kModelFormat));
-  }
-  if (!json.contains("version") || !json["version"].is_number_integer()) {
-    throw Error(fmt::format("Blueprint model '{}' has no integer \"version\"", origin));
-  }
-  int version = json["version"].get<int>();
-  if (version != kBlueprintVersion) {
-    throw Error(
-        fmt::format("Blueprint model '{}' has version {}; this glimpse reads version {} "
-                    "(remake it with: {})",
-                    origin, version, kBlueprintVersion, kRemake));
-  }
+  hardware::CheckDataFileHeader(json, origin, "Blueprint model", kModelFormat, kBlueprintVersion,
+                                std::string("remake it with: ") + kRemake);
   Blueprint model;
   model.origin_ = origin;
   try {

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -21,6 +20,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
+#include "hardware/data_file.h"
 
 namespace glimpse {
 namespace {
@@ -154,38 +154,18 @@ std::string NormalizeGpuName(const std::string& name) {
 }
 
 GpuTable GpuTable::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot open GPU table '{}'", path));
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw Error(fmt::format("GPU table '{}' is not valid JSON: {}", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(hardware::ReadDataFile(path, "GPU table", ""), path);
 }
 
 GpuTable GpuTable::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object() || json.value("format", "") != kTableFormat) {
-    throw Error(fmt::format("'{}' is not a GPU table (its \"format\" must be \"{}\")", origin,
-                            kTableFormat));
-  }
-  if (!json.contains("version") || !json["version"].is_number_integer()) {
-    throw Error(fmt::format("GPU table '{}' has no integer \"version\"", origin));
-  }
-  int version = json["version"].get<int>();
-  if (version != kGpuTableVersion) {
-    throw Error(
-        fmt::format("GPU table '{}' has version {}; this glimpse reads version {} (rebuild it with "
-                    "scripts/hardware/build_gpu_table.py)",
-                    origin, version, kGpuTableVersion));
-  }
+  hardware::CheckDataFileHeader(json, origin, "GPU table", kTableFormat, kGpuTableVersion,
+                                "rebuild it with scripts/hardware/build_gpu_table.py");
   if (!json.contains("gpus") || !json["gpus"].is_array()) {
     throw Error(fmt::format("GPU table '{}' has no \"gpus\" list", origin));
   }
   GpuTable table;
   table.origin_ = origin;
-  table.version_ = version;
+  table.version_ = kGpuTableVersion;  // the only version the header check lets through
   const Json& gpus = json["gpus"];
   for (size_t i = 0; i < gpus.size(); ++i) {
     table.gpus_.push_back(GpuSpec::FromJson(gpus[i], fmt::format("{}: gpus[{}]", origin, i)));
