@@ -10,11 +10,7 @@
 
 namespace glimpse {
 namespace {
-using hwaware::CheckBlueprintVersion;
-using hwaware::CheckFeatureVersion;
-using hwaware::CheckModelHeader;
 using hwaware::Field;
-using hwaware::Member;
 using hwaware::VersionOf;
 
 constexpr const char* kRemake = "glimpse train acquisition --spaces <dir> --out <file>";
@@ -99,14 +95,14 @@ Json AcquisitionNetwork::ToJson() const {
 }
 
 AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::string& origin) {
-  CheckModelHeader(json, origin, kAcquisitionModelFormat, kAcquisitionModelVersion,
-                   "acquisition model", kRemake);
-  const Json& blueprint = Member(json, "blueprint");
-  CheckBlueprintVersion(VersionOf(blueprint, "version"), origin, kRemake);
-  CheckFeatureVersion(VersionOf(Member(json, "features"), "version"), kAcquisitionFeatureVersion,
-                      "acquisition", origin, kRemake);
+  hwaware::CheckModelHeader(json, origin, kAcquisitionModelFormat, kAcquisitionModelVersion,
+                            "acquisition model", kRemake);
+  const Json& blueprint = hwaware::Member(json, "blueprint");
+  hwaware::CheckBlueprintVersion(VersionOf(blueprint, "version"), origin, kRemake);
+  hwaware::CheckFeatureVersion(VersionOf(hwaware::Member(json, "features"), "version"),
+                               kAcquisitionFeatureVersion, "acquisition", origin, kRemake);
   int components = Field<int>(blueprint, "components", origin + ", blueprint");
-  int hidden = Field<int>(Member(json, "network"), "hidden", origin + ", network");
+  int hidden = Field<int>(hwaware::Member(json, "network"), "hidden", origin + ", network");
   if (components < 0 || hidden < 1) {
     throw Error(fmt::format("{}: Blueprint components {} (≥ 0) and network hidden {} (≥ 1)", origin,
                             components, hidden));

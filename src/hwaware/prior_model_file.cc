@@ -11,12 +11,7 @@
 
 namespace glimpse {
 namespace {
-using hwaware::BlueprintTrainingGpus;
-using hwaware::CheckBlueprintVersion;
-using hwaware::CheckFeatureVersion;
-using hwaware::CheckModelHeader;
 using hwaware::Field;
-using hwaware::Member;
 using hwaware::VersionOf;
 
 constexpr const char* kRemake = "glimpse train prior --spaces <dir> --out <file>";
@@ -97,18 +92,19 @@ Json PriorGenerator::ToJson() const {
 }
 
 PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& origin) {
-  CheckModelHeader(json, origin, kPriorGeneratorFormat, kPriorGeneratorVersion, "prior generator",
-                   kRemake);
-  const Json& blueprint = Member(json, "blueprint");
+  hwaware::CheckModelHeader(json, origin, kPriorGeneratorFormat, kPriorGeneratorVersion,
+                            "prior generator", kRemake);
+  const Json& blueprint = hwaware::Member(json, "blueprint");
   PriorGenerator m;
   m.blueprint_version_ = Field<int>(blueprint, "version", origin + ", blueprint");
-  CheckBlueprintVersion(m.blueprint_version_, origin, kRemake);
+  hwaware::CheckBlueprintVersion(m.blueprint_version_, origin, kRemake);
   m.blueprint_components_ = Field<int>(blueprint, "components", origin + ", blueprint");
-  m.blueprint_training_gpus_ = BlueprintTrainingGpus(blueprint, origin + ", blueprint");
-  CheckFeatureVersion(VersionOf(Member(json, "features"), "version"), kPriorFeatureVersion, "prior",
-                      origin, kRemake);
+  m.blueprint_training_gpus_ = hwaware::BlueprintTrainingGpus(blueprint, origin + ", blueprint");
+  hwaware::CheckFeatureVersion(VersionOf(hwaware::Member(json, "features"), "version"),
+                               kPriorFeatureVersion, "prior", origin, kRemake);
   m.made_by_ = json.value("made_by", std::string());
-  m.options_ = PriorTrainingOptions::FromJson(Member(json, "options"), origin + ", options");
+  m.options_ =
+      PriorTrainingOptions::FromJson(hwaware::Member(json, "options"), origin + ", options");
   m.final_loss_ = json.value("final_loss", 0.0);
   if (json.contains("training")) {
     for (const Json& s : json.at("training")) {
@@ -118,7 +114,7 @@ PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& ori
                              Field<int64_t>(s, "top_count", origin + ", training")});
     }
   }
-  const Json& network = Member(json, "network");
+  const Json& network = hwaware::Member(json, "network");
   m.network_ = std::make_unique<Network>();
   m.network_->hidden = Field<int>(network, "hidden", origin + ", network");
   m.network_->embedding = Field<int>(network, "embedding", origin + ", network");
