@@ -11,8 +11,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
-#include <memory>
-#include <mutex>
 
 #include "glimpse/enum_name.h"
 #include "glimpse/error.h"
@@ -298,18 +296,7 @@ Blueprint Blueprint::FromJson(const Json& json, const std::string& origin) {
 }
 
 const Blueprint& Blueprint::Default() {
-  static std::once_flag once;
-  static std::unique_ptr<Blueprint> model;
-  static std::string error;
-  std::call_once(once, [] {
-    try {
-      model = std::make_unique<Blueprint>(Load(HardwareDataPath("blueprint.json")));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-  });
-  if (!model) throw Error(error);
-  return *model;
+  return hardware::LoadedOnce<Blueprint>([] { return Load(HardwareDataPath("blueprint.json")); });
 }
 
 }  // namespace glimpse

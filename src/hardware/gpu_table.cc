@@ -12,8 +12,6 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
-#include <memory>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -194,18 +192,7 @@ GpuTable GpuTable::FromJson(const Json& json, const std::string& origin) {
 }
 
 const GpuTable& GpuTable::Default() {
-  static std::once_flag once;
-  static std::unique_ptr<GpuTable> table;
-  static std::string error;
-  std::call_once(once, [] {
-    try {
-      table = std::make_unique<GpuTable>(Load(HardwareDataPath("gpus.json")));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-  });
-  if (!table) throw Error(error);
-  return *table;
+  return hardware::LoadedOnce<GpuTable>([] { return Load(HardwareDataPath("gpus.json")); });
 }
 
 const GpuSpec* GpuTable::FindOrExplain(const std::string& name, std::string* why) const {
