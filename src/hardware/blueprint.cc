@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <memory>
-#include <mutex>
+#include <iterator>
 
+#include "glimpse/enum_name.h"
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
 #include "glimpse/json_file.h"
+#include "hardware/data_file.h"
 
 namespace glimpse {
 namespace {
@@ -62,15 +62,9 @@ std::vector<double> NumberList(const Json& json, const char* key, size_t size,
 }  // namespace
 
 const char* ComponentCriterionName(ComponentCriterion criterion) {
-  switch (criterion) {
-    case ComponentCriterion::kReconstructionRmse:
-      return "rmse";
-    case ComponentCriterion::kExplainedVariance:
-      return "variance";
-    case ComponentCriterion::kFixed:
-      return "fixed";
-  }
-  return "rmse";
+  static constexpr const char* kNames[] = {"rmse", "variance", "fixed"};
+  static_assert(std::size(kNames) == static_cast<size_t>(ComponentCriterion::kFixed) + 1);
+  return EnumName(criterion, kNames, "rmse");
 }
 
 ComponentCriterion ParseComponentCriterion(const std::string& text) {
@@ -238,34 +232,14 @@ void Blueprint::Save(const std::string& path) const {
 }
 
 Blueprint Blueprint::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw Error(fmt::format("cannot open Blueprint model '{}' (make it with: {})", path, kRemake));
-  }
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw Error(fmt::format("Blueprint model '{}' is not valid JSON: {}", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(
+      hardware::ReadDataFile(path, "Blueprint model", std::string("make it with: ") + kRemake),
+      path);
 }
 
 Blueprint Blueprint::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object() || json.value("format", "") != kModelFormat) {
-    throw Error(fmt::format("'{}' is not a Blueprint model (its \"format\" must be \"{}\")", origin,
-                            kModelFormat));
-  }
-  if (!json.contains("version") || !json["version"].is_number_integer()) {
-    throw Error(fmt::format("Blueprint model '{}' has no integer \"version\"", origin));
-  }
-  int version = json["version"].get<int>();
-  if (version != kBlueprintVersion) {
-    throw Error(
-        fmt::format("Blueprint model '{}' has version {}; this glimpse reads version {} "
-                    "(remake it with: {})",
-                    origin, version, kBlueprintVersion, kRemake));
-  }
+  hardware::CheckDataFileHeader(json, origin, "Blueprint model", kModelFormat, kBlueprintVersion,
+                                std::string("remake it with: ") + kRemake);
   Blueprint model;
   model.origin_ = origin;
   try {
@@ -322,18 +296,7 @@ Blueprint Blueprint::FromJson(const Json& json, const std::string& origin) {
 }
 
 const Blueprint& Blueprint::Default() {
-  static std::once_flag once;
-  static std::unique_ptr<Blueprint> model;
-  static std::string error;
-  std::call_once(once, [] {
-    try {
-      model = std::make_unique<Blueprint>(Load(HardwareDataPath("blueprint.json")));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-  });
-  if (!model) throw Error(error);
-  return *model;
+  return hardware::LoadedOnce<Blueprint>([] { return Load(HardwareDataPath("blueprint.json")); });
 }
 
 }  // namespace glimpse

@@ -11,16 +11,14 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <memory>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
+#include "hardware/data_file.h"
 
 namespace glimpse {
 namespace {
@@ -154,38 +152,18 @@ std::string NormalizeGpuName(const std::string& name) {
 }
 
 GpuTable GpuTable::Load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("cannot open GPU table '{}'", path));
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw Error(fmt::format("GPU table '{}' is not valid JSON: {}", path, e.what()));
-  }
-  return FromJson(json, path);
+  return FromJson(hardware::ReadDataFile(path, "GPU table", ""), path);
 }
 
 GpuTable GpuTable::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object() || json.value("format", "") != kTableFormat) {
-    throw Error(fmt::format("'{}' is not a GPU table (its \"format\" must be \"{}\")", origin,
-                            kTableFormat));
-  }
-  if (!json.contains("version") || !json["version"].is_number_integer()) {
-    throw Error(fmt::format("GPU table '{}' has no integer \"version\"", origin));
-  }
-  int version = json["version"].get<int>();
-  if (version != kGpuTableVersion) {
-    throw Error(
-        fmt::format("GPU table '{}' has version {}; this glimpse reads version {} (rebuild it with "
-                    "scripts/hardware/build_gpu_table.py)",
-                    origin, version, kGpuTableVersion));
-  }
+  hardware::CheckDataFileHeader(json, origin, "GPU table", kTableFormat, kGpuTableVersion,
+                                "rebuild it with scripts/hardware/build_gpu_table.py");
   if (!json.contains("gpus") || !json["gpus"].is_array()) {
     throw Error(fmt::format("GPU table '{}' has no \"gpus\" list", origin));
   }
   GpuTable table;
   table.origin_ = origin;
-  table.version_ = version;
+  table.version_ = kGpuTableVersion;  // the only version the header check lets through
   const Json& gpus = json["gpus"];
   for (size_t i = 0; i < gpus.size(); ++i) {
     table.gpus_.push_back(GpuSpec::FromJson(gpus[i], fmt::format("{}: gpus[{}]", origin, i)));
@@ -214,18 +192,7 @@ GpuTable GpuTable::FromJson(const Json& json, const std::string& origin) {
 }
 
 const GpuTable& GpuTable::Default() {
-  static std::once_flag once;
-  static std::unique_ptr<GpuTable> table;
-  static std::string error;
-  std::call_once(once, [] {
-    try {
-      table = std::make_unique<GpuTable>(Load(HardwareDataPath("gpus.json")));
-    } catch (const Error& e) {
-      error = e.what();
-    }
-  });
-  if (!table) throw Error(error);
-  return *table;
+  return hardware::LoadedOnce<GpuTable>([] { return Load(HardwareDataPath("gpus.json")); });
 }
 
 const GpuSpec* GpuTable::FindOrExplain(const std::string& name, std::string* why) const {

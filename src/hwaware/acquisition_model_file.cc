@@ -15,11 +15,6 @@ using hwaware::VersionOf;
 
 constexpr const char* kRemake = "glimpse train acquisition --spaces <dir> --out <file>";
 
-const Json& Member(const Json& json, const char* key) {
-  static const Json kNull;
-  return json.is_object() && json.contains(key) ? json.at(key) : kNull;
-}
-
 }  // namespace
 
 namespace hwaware {
@@ -100,36 +95,14 @@ Json AcquisitionNetwork::ToJson() const {
 }
 
 AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  std::string format = json.value("format", std::string());
-  if (format != kAcquisitionModelFormat) {
-    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
-                            kAcquisitionModelFormat, kRemake));
-  }
-  int version = VersionOf(json, "version");
-  if (version != kAcquisitionModelVersion) {
-    throw Error(fmt::format(
-        "{}: acquisition model version {}; this glimpse reads version {} (remake it with '{}')",
-        origin, version, kAcquisitionModelVersion, kRemake));
-  }
-  const Json& blueprint = Member(json, "blueprint");
-  int blueprint_version = VersionOf(blueprint, "version");
-  if (blueprint_version != kBlueprintVersion) {
-    throw Error(fmt::format(
-        "{}: made with Blueprint version {}; this glimpse's Blueprint is version {} (remake it "
-        "with '{}')",
-        origin, blueprint_version, kBlueprintVersion, kRemake));
-  }
-  const Json& features = Member(json, "features");
-  int feature_version = VersionOf(features, "version");
-  if (feature_version != kAcquisitionFeatureVersion) {
-    throw Error(fmt::format(
-        "{}: acquisition features version {}; this glimpse computes version {} (remake it with "
-        "'{}')",
-        origin, feature_version, kAcquisitionFeatureVersion, kRemake));
-  }
+  hwaware::CheckModelHeader(json, origin, kAcquisitionModelFormat, kAcquisitionModelVersion,
+                            "acquisition model", kRemake);
+  const Json& blueprint = hwaware::Member(json, "blueprint");
+  hwaware::CheckBlueprintVersion(VersionOf(blueprint, "version"), origin, kRemake);
+  hwaware::CheckFeatureVersion(VersionOf(hwaware::Member(json, "features"), "version"),
+                               kAcquisitionFeatureVersion, "acquisition", origin, kRemake);
   int components = Field<int>(blueprint, "components", origin + ", blueprint");
-  int hidden = Field<int>(Member(json, "network"), "hidden", origin + ", network");
+  int hidden = Field<int>(hwaware::Member(json, "network"), "hidden", origin + ", network");
   if (components < 0 || hidden < 1) {
     throw Error(fmt::format("{}: Blueprint components {} (≥ 0) and network hidden {} (≥ 1)", origin,
                             components, hidden));

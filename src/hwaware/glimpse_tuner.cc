@@ -23,6 +23,7 @@
 #include "glimpse/error.h"
 #include "glimpse/model_search.h"
 #include "glimpse/prior_generator.h"
+#include "hwaware/prior_internal.h"
 
 namespace glimpse {
 namespace {
@@ -68,14 +69,7 @@ PriorTask PriorTaskOfDescription(const Json& description, const std::string& ker
   PriorTask task;
   task.kernel = kernel;
   if (!description.is_object() || !description.contains("problem_size")) return task;
-  const Json& size = description.at("problem_size");
-  if (size.is_number()) {
-    task.problem_size.push_back(size.get<double>());
-  } else if (size.is_array()) {
-    for (const Json& value : size) {
-      if (value.is_number()) task.problem_size.push_back(value.get<double>());
-    }
-  }
+  task.problem_size = hwaware::ProblemSizeNumbers(description.at("problem_size"));
   return task;
 }
 
@@ -138,6 +132,13 @@ class GlimpseTuner : public Tuner {
   void ResolvePrior(const Task& task);
   void ResolveValidity();
   void ResolveAcquisition();
+  // The steps ResolvePrior and ResolveValidity share: the model given in memory (`given`), else
+  // the one in the file that option '<name>_model' (`option`) names, loaded into `model`. False,
+  // with the component said to be none, where there is no model to use.
+  template <typename Model>
+  bool ResolveModel(const char* name, const std::string& option,
+                    const std::shared_ptr<const Model>& given, const char* consequence,
+                    std::shared_ptr<const Model>& model, ModelFile& file);
   // A component line; fallbacks are also said on stderr (unless quiet).
   void Component(const std::string& line, bool fallback);
 
@@ -278,32 +279,43 @@ void GlimpseTuner::ResolveDevice(const Task& task) {
   }
 }
 
-void GlimpseTuner::ResolvePrior(const Task& task) {
-  ModelFile file = ResolveModelFile(options_.prior_model, "prior");
-  const char* consequence = "the first batch is uniform random";
-  if (options_.prior) {
-    prior_ = options_.prior;
+template <typename Model>
+bool GlimpseTuner::ResolveModel(const char* name, const std::string& option,
+                                const std::shared_ptr<const Model>& given, const char* consequence,
+                                std::shared_ptr<const Model>& model, ModelFile& file) {
+  file = ResolveModelFile(option, name);
+  if (given) {
+    model = given;
     file = {false, false, "a model in memory"};
   } else if (file.off) {
-    Component(fmt::format("prior: none (prior_model \"none\"): {}", consequence), false);
-    return;
+    Component(fmt::format("{}: none ({}_model \"none\"): {}", name, name, consequence), false);
+    return false;
   }
   if (gpu_ == nullptr) {
-    Component(fmt::format("prior: none (no Blueprint): {}", consequence), true);
-    return;
+    Component(fmt::format("{}: none (no Blueprint): {}", name, consequence), true);
+    return false;
   }
-  if (!prior_) {
+  if (!model) {
     if (file.path.empty() || (file.shipped && !std::filesystem::exists(file.path))) {
-      Component(fmt::format("prior: none (no shipped model{}{}): {}",
+      Component(fmt::format("{}: none (no shipped model{}{}): {}", name,
                             file.path.empty() ? "" : " at ", file.path, consequence),
                 true);
-      return;
+      return false;
     }
     if (!std::filesystem::exists(file.path)) {
       throw Error(
-          fmt::format("tuner 'glimpse': option 'prior_model': no such file '{}'", file.path));
+          fmt::format("tuner 'glimpse': option '{}_model': no such file '{}'", name, file.path));
     }
-    prior_ = std::make_shared<const PriorGenerator>(PriorGenerator::Load(file.path));
+    model = std::make_shared<const Model>(Model::Load(file.path));
+  }
+  return true;
+}
+
+void GlimpseTuner::ResolvePrior(const Task& task) {
+  ModelFile file;
+  const char* consequence = "the first batch is uniform random";
+  if (!ResolveModel("prior", options_.prior_model, options_.prior, consequence, prior_, file)) {
+    return;
   }
   PriorTask prior_task = PriorTaskOfDescription(task.description, kernel_);
   {
@@ -315,32 +327,11 @@ void GlimpseTuner::ResolvePrior(const Task& task) {
 }
 
 void GlimpseTuner::ResolveValidity() {
-  ModelFile file = ResolveModelFile(options_.validity_model, "validity");
+  ModelFile file;
   const char* consequence = "nothing is pruned";
-  if (options_.validity) {
-    validity_model_ = options_.validity;
-    file = {false, false, "a model in memory"};
-  } else if (file.off) {
-    Component(fmt::format("validity: none (validity_model \"none\"): {}", consequence), false);
+  if (!ResolveModel("validity", options_.validity_model, options_.validity, consequence,
+                    validity_model_, file)) {
     return;
-  }
-  if (gpu_ == nullptr) {
-    Component(fmt::format("validity: none (no Blueprint): {}", consequence), true);
-    return;
-  }
-  if (!validity_model_) {
-    if (file.path.empty() || (file.shipped && !std::filesystem::exists(file.path))) {
-      Component(fmt::format("validity: none (no shipped model{}{}): {}",
-                            file.path.empty() ? "" : " at ", file.path, consequence),
-                true);
-      return;
-    }
-    if (!std::filesystem::exists(file.path)) {
-      throw Error(
-          fmt::format("tuner 'glimpse': option 'validity_model': no such file '{}'", file.path));
-    }
-    validity_model_ =
-        std::make_shared<const ValidityEnsembleModel>(ValidityEnsembleModel::Load(file.path));
   }
   const KernelValidityModel* kernel_model = validity_model_->Find(kernel_, *space_);
   if (kernel_model == nullptr) {

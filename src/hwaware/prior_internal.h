@@ -36,6 +36,10 @@ Json PriorWeightsToJson(const PriorGenerator::Network& network);
 void PriorWeightsFromJson(const Json& weights, const std::string& where, int blueprint_components,
                           PriorGenerator::Network* network);
 
+// The numbers of a problem_size: the number itself, or an array's numbers (its other entries
+// skipped); none for anything else. A recorded space's and a task description's read the same.
+std::vector<double> ProblemSizeNumbers(const Json& size);
+
 // Rows for the knobs of `space` with more than one value (Θ repeated on each).
 void AppendRows(const ConfigSpace& space, const PriorTask& task,
                 const std::vector<double>& blueprint, size_t example,

@@ -92,44 +92,19 @@ Json PriorGenerator::ToJson() const {
 }
 
 PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  std::string format = json.value("format", std::string());
-  if (format != kPriorGeneratorFormat) {
-    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
-                            kPriorGeneratorFormat, kRemake));
-  }
-  int version = VersionOf(json, "version");
-  if (version != kPriorGeneratorVersion) {
-    throw Error(
-        fmt::format("{}: prior generator version {}; this glimpse reads version {} "
-                    "(remake it with '{}')",
-                    origin, version, kPriorGeneratorVersion, kRemake));
-  }
-  const Json& blueprint = json.contains("blueprint") ? json.at("blueprint") : Json();
+  hwaware::CheckModelHeader(json, origin, kPriorGeneratorFormat, kPriorGeneratorVersion,
+                            "prior generator", kRemake);
+  const Json& blueprint = hwaware::Member(json, "blueprint");
   PriorGenerator m;
   m.blueprint_version_ = Field<int>(blueprint, "version", origin + ", blueprint");
-  if (m.blueprint_version_ != kBlueprintVersion) {
-    throw Error(
-        fmt::format("{}: made with Blueprint version {}; this glimpse's Blueprint is "
-                    "version {} (remake it with '{}')",
-                    origin, m.blueprint_version_, kBlueprintVersion, kRemake));
-  }
+  hwaware::CheckBlueprintVersion(m.blueprint_version_, origin, kRemake);
   m.blueprint_components_ = Field<int>(blueprint, "components", origin + ", blueprint");
-  if (blueprint.contains("training_gpus")) {
-    m.blueprint_training_gpus_ =
-        Field<std::vector<std::string>>(blueprint, "training_gpus", origin + ", blueprint");
-  }
-  const Json& features = json.contains("features") ? json.at("features") : Json();
-  int feature_version = VersionOf(features, "version");
-  if (feature_version != kPriorFeatureVersion) {
-    throw Error(
-        fmt::format("{}: prior features version {}; this glimpse computes version {} "
-                    "(remake it with '{}')",
-                    origin, feature_version, kPriorFeatureVersion, kRemake));
-  }
+  m.blueprint_training_gpus_ = hwaware::BlueprintTrainingGpus(blueprint, origin + ", blueprint");
+  hwaware::CheckFeatureVersion(VersionOf(hwaware::Member(json, "features"), "version"),
+                               kPriorFeatureVersion, "prior", origin, kRemake);
   m.made_by_ = json.value("made_by", std::string());
-  m.options_ = PriorTrainingOptions::FromJson(
-      json.contains("options") ? json.at("options") : Json(), origin + ", options");
+  m.options_ =
+      PriorTrainingOptions::FromJson(hwaware::Member(json, "options"), origin + ", options");
   m.final_loss_ = json.value("final_loss", 0.0);
   if (json.contains("training")) {
     for (const Json& s : json.at("training")) {
@@ -139,7 +114,7 @@ PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& ori
                              Field<int64_t>(s, "top_count", origin + ", training")});
     }
   }
-  const Json& network = json.contains("network") ? json.at("network") : Json();
+  const Json& network = hwaware::Member(json, "network");
   m.network_ = std::make_unique<Network>();
   m.network_->hidden = Field<int>(network, "hidden", origin + ", network");
   m.network_->embedding = Field<int>(network, "embedding", origin + ", network");

@@ -11,6 +11,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/prior_generator.h"
+#include "hwaware/prior_internal.h"
 
 namespace glimpse {
 namespace {
@@ -104,17 +105,26 @@ bool IsNumericKnob(const Knob& knob) {
 
 }  // namespace
 
+namespace hwaware {
+
+std::vector<double> ProblemSizeNumbers(const Json& size) {
+  std::vector<double> numbers;
+  if (size.is_number()) {
+    numbers.push_back(size.get<double>());
+  } else if (size.is_array()) {
+    for (const Json& v : size) {
+      if (v.is_number()) numbers.push_back(v.get<double>());
+    }
+  }
+  return numbers;
+}
+
+}  // namespace hwaware
+
 PriorTask PriorTaskOf(const RecordedSpace& recorded, const std::string& name) {
   PriorTask task;
   task.kernel = name.empty() ? recorded.kernel_name : name;
-  const Json& size = recorded.problem_size;
-  if (size.is_number()) {
-    task.problem_size.push_back(size.get<double>());
-  } else if (size.is_array()) {
-    for (const Json& v : size) {
-      if (v.is_number()) task.problem_size.push_back(v.get<double>());
-    }
-  }
+  task.problem_size = hwaware::ProblemSizeNumbers(recorded.problem_size);
   return task;
 }
 

@@ -389,38 +389,17 @@ Json ValidityEnsembleModel::ToJson() const {
 }
 
 ValidityEnsembleModel ValidityEnsembleModel::FromJson(const Json& json, const std::string& origin) {
-  if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  std::string format = json.value("format", std::string());
-  if (format != kValidityEnsembleFormat) {
-    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
-                            kValidityEnsembleFormat, kRemake));
-  }
-  int version = json.contains("version") && json.at("version").is_number_integer()
-                    ? json.at("version").get<int>()
-                    : -1;
-  if (version != kValidityEnsembleVersion) {
-    throw Error(
-        fmt::format("{}: validity ensemble version {}; this glimpse reads version {} "
-                    "(remake it with '{}')",
-                    origin, version, kValidityEnsembleVersion, kRemake));
-  }
+  hwaware::CheckModelHeader(json, origin, kValidityEnsembleFormat, kValidityEnsembleVersion,
+                            "validity ensemble", kRemake);
   ValidityEnsembleModel m;
   m.made_by_ = json.value("made_by", std::string());
-  const Json& blueprint = json.contains("blueprint") ? json.at("blueprint") : Json();
+  const Json& blueprint = hwaware::Member(json, "blueprint");
   m.blueprint_version_ = Field<int>(blueprint, "version", origin + ", blueprint");
-  if (m.blueprint_version_ != kBlueprintVersion) {
-    throw Error(
-        fmt::format("{}: made with Blueprint version {}; this glimpse's Blueprint is "
-                    "version {} (remake it with '{}')",
-                    origin, m.blueprint_version_, kBlueprintVersion, kRemake));
-  }
+  hwaware::CheckBlueprintVersion(m.blueprint_version_, origin, kRemake);
   m.blueprint_components_ = Field<int>(blueprint, "components", origin + ", blueprint");
-  if (blueprint.contains("training_gpus")) {
-    m.blueprint_training_gpus_ =
-        Field<std::vector<std::string>>(blueprint, "training_gpus", origin + ", blueprint");
-  }
-  m.options_ = ValidityEnsembleOptions::FromJson(
-      json.contains("options") ? json.at("options") : Json(), origin + ", options");
+  m.blueprint_training_gpus_ = hwaware::BlueprintTrainingGpus(blueprint, origin + ", blueprint");
+  m.options_ =
+      ValidityEnsembleOptions::FromJson(hwaware::Member(json, "options"), origin + ", options");
   if (!json.contains("kernels") || !json.at("kernels").is_array()) {
     throw Error(origin + ": missing array 'kernels'");
   }

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "glimpse/enum_name.h"
 #include "glimpse/error.h"
 
 namespace glimpse {
@@ -66,31 +68,11 @@ AffineExpr AffineExpr::Substitute(const std::string& loop, const AffineExpr& rep
 }
 
 const char* LoopKindName(LoopKind kind) {
-  switch (kind) {
-    case LoopKind::kSerial:
-      return "serial";
-    case LoopKind::kParallel:
-      return "parallel";
-    case LoopKind::kVectorized:
-      return "vectorized";
-    case LoopKind::kUnrolled:
-      return "unrolled";
-    case LoopKind::kBlockX:
-      return "blockIdx.x";
-    case LoopKind::kBlockY:
-      return "blockIdx.y";
-    case LoopKind::kBlockZ:
-      return "blockIdx.z";
-    case LoopKind::kThreadX:
-      return "threadIdx.x";
-    case LoopKind::kThreadY:
-      return "threadIdx.y";
-    case LoopKind::kThreadZ:
-      return "threadIdx.z";
-    case LoopKind::kCooperative:
-      return "cooperative";
-  }
-  return "serial";
+  static constexpr const char* kNames[] = {
+      "serial",     "parallel",    "vectorized",  "unrolled",    "blockIdx.x", "blockIdx.y",
+      "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "cooperative"};
+  static_assert(std::size(kNames) == static_cast<size_t>(LoopKind::kCooperative) + 1);
+  return EnumName(kind, kNames, "serial");
 }
 
 bool IsBlockBinding(LoopKind kind) {
@@ -118,15 +100,9 @@ int BindingAxis(LoopKind kind) {
 }
 
 const char* MemoryScopeName(MemoryScope scope) {
-  switch (scope) {
-    case MemoryScope::kGlobal:
-      return "global";
-    case MemoryScope::kShared:
-      return "shared";
-    case MemoryScope::kLocal:
-      return "local";
-  }
-  return "global";
+  static constexpr const char* kNames[] = {"global", "shared", "local"};
+  static_assert(std::size(kNames) == static_cast<size_t>(MemoryScope::kLocal) + 1);
+  return EnumName(scope, kNames, "global");
 }
 
 Node Node::MakeLoop(Loop loop, std::vector<Node> body) {

@@ -202,22 +202,19 @@ void ValidateGpuNest(const LoopNest& nest) {
         in(body.block_scopes(), t.scope_loop) || in(prepare.block_scopes(), t.scope_loop);
     const bool thread_scope =
         in(body.thread_scopes(), t.scope_loop) || in(prepare.thread_scopes(), t.scope_loop);
+    // A shared or local temporary's scope_loop against the loop its placement needs.
+    auto require_scope = [&](bool placed, const char* needed) {
+      if (!placed) {
+        throw Error(where + " is " + MemoryScopeName(t.scope) + ", so its scope_loop must be " +
+                    needed + ", not '" + t.scope_loop + "'");
+      }
+    };
     switch (t.scope) {
       case MemoryScope::kShared:
-        if (!block_scope) {
-          throw Error(where +
-                      " is shared, so its scope_loop must be the innermost block-bound "
-                      "loop, not '" +
-                      t.scope_loop + "'");
-        }
+        require_scope(block_scope, "the innermost block-bound loop");
         break;
       case MemoryScope::kLocal:
-        if (!thread_scope) {
-          throw Error(where +
-                      " is local, so its scope_loop must be a thread-bound loop or a loop "
-                      "inside one, not '" +
-                      t.scope_loop + "'");
-        }
+        require_scope(thread_scope, "a thread-bound loop or a loop inside one");
         break;
       case MemoryScope::kGlobal:
         // A kernel has no scratch buffer in global memory (kernel ABI): a temporary lives in

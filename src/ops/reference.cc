@@ -14,6 +14,31 @@ void Epilogue(ReferenceResult& result, size_t index, double bias, bool relu) {
   if (relu && result.output[index] < 0) result.output[index] = 0;
 }
 
+// out[batch][m][n] = Σ_k A[batch][m][k] · B[batch][n][k] (B stored transposed, as both matmul
+// operators take it), then the epilogue; dense is the batch of one.
+void BatchMatmul(const std::vector<std::vector<float>>& inputs, const BatchMatmulShape& bm,
+                 ReferenceResult& result) {
+  const std::vector<float>& a = inputs[0];
+  const std::vector<float>& b = inputs[1];
+  for (int64_t batch = 0; batch < bm.b; ++batch) {
+    for (int64_t m = 0; m < bm.m; ++m) {
+      for (int64_t n = 0; n < bm.n; ++n) {
+        double sum = 0, mag = 0;
+        for (int64_t k = 0; k < bm.k; ++k) {
+          double term =
+              double(a[(batch * bm.m + m) * bm.k + k]) * double(b[(batch * bm.n + n) * bm.k + k]);
+          sum += term;
+          mag += std::fabs(term);
+        }
+        size_t i = (batch * bm.m + m) * bm.n + n;
+        result.output[i] = sum;
+        result.magnitude[i] = mag;
+        Epilogue(result, i, bm.bias ? inputs[2][n] : 0.0, bm.relu);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ReferenceResult ComputeReference(const Operator& op,
@@ -24,44 +49,11 @@ ReferenceResult ComputeReference(const Operator& op,
   result.output.assign(count, 0.0);
   result.magnitude.assign(count, 0.0);
   if (const auto* d = std::get_if<DenseShape>(&op)) {
-    const std::vector<float>& a = inputs[0];
-    const std::vector<float>& b = inputs[1];
-    for (int64_t m = 0; m < d->m; ++m) {
-      for (int64_t n = 0; n < d->n; ++n) {
-        double sum = 0, mag = 0;
-        for (int64_t k = 0; k < d->k; ++k) {
-          double term = double(a[m * d->k + k]) * double(b[n * d->k + k]);
-          sum += term;
-          mag += std::fabs(term);
-        }
-        size_t i = m * d->n + n;
-        result.output[i] = sum;
-        result.magnitude[i] = mag;
-        Epilogue(result, i, d->bias ? inputs[2][n] : 0.0, d->relu);
-      }
-    }
+    BatchMatmul(inputs, BatchMatmulShape{1, d->m, d->n, d->k, d->bias, d->relu}, result);
     return result;
   }
   if (const auto* bm = std::get_if<BatchMatmulShape>(&op)) {
-    const std::vector<float>& a = inputs[0];
-    const std::vector<float>& b = inputs[1];
-    for (int64_t batch = 0; batch < bm->b; ++batch) {
-      for (int64_t m = 0; m < bm->m; ++m) {
-        for (int64_t n = 0; n < bm->n; ++n) {
-          double sum = 0, mag = 0;
-          for (int64_t k = 0; k < bm->k; ++k) {
-            double term = double(a[(batch * bm->m + m) * bm->k + k]) *
-                          double(b[(batch * bm->n + n) * bm->k + k]);
-            sum += term;
-            mag += std::fabs(term);
-          }
-          size_t i = (batch * bm->m + m) * bm->n + n;
-          result.output[i] = sum;
-          result.magnitude[i] = mag;
-          Epilogue(result, i, bm->bias ? inputs[2][n] : 0.0, bm->relu);
-        }
-      }
-    }
+    BatchMatmul(inputs, *bm, result);
     return result;
   }
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {

@@ -241,30 +241,26 @@ class Parser {
   void ParseCall() {
     const Token& name_tok = Next();
     std::string name = name_tok.text;
-    Func fn;
-    int min_args, max_args;
-    if (name == "min") {
-      fn = kMin;
-      min_args = 2;
-      max_args = 32;
-    } else if (name == "max") {
-      fn = kMax;
-      min_args = 2;
-      max_args = 32;
-    } else if (name == "abs") {
-      fn = kAbs;
-      min_args = 1;
-      max_args = 1;
-    } else if (name == "int") {
-      fn = kIntFn;
-      min_args = 1;
-      max_args = 1;
-    } else if (name == "float") {
-      fn = kFloatFn;
-      min_args = 1;
-      max_args = 1;
-    } else
+    // The functions an expression may call, with the numbers of arguments each takes.
+    struct Known {
+      const char* name;
+      Func fn;
+      int min_args, max_args;
+    };
+    static constexpr Known kKnown[] = {{"min", kMin, 2, 32},
+                                       {"max", kMax, 2, 32},
+                                       {"abs", kAbs, 1, 1},
+                                       {"int", kIntFn, 1, 1},
+                                       {"float", kFloatFn, 1, 1}};
+    const Known* known = nullptr;
+    for (const Known& k : kKnown) {
+      if (name == k.name) known = &k;
+    }
+    if (known == nullptr) {
       FailAt(name_tok.column, "unknown function '" + name + "'; known: min, max, abs, int, float");
+    }
+    const Func fn = known->fn;
+    const int min_args = known->min_args, max_args = known->max_args;
     Next();  // '('
     int argc = 0;
     if (Peek().kind != Tok::kRParen) {

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
+#include "glimpse/enum_name.h"
 #include "glimpse/error.h"
 #include "glimpse/space.h"
 #include "space/space_internal.h"
@@ -124,17 +126,9 @@ std::string KnobValueToString(const KnobValue& value) {
 }
 
 const char* KnobKindName(KnobKind kind) {
-  switch (kind) {
-    case KnobKind::kOrdered:
-      return "ordered";
-    case KnobKind::kCategorical:
-      return "categorical";
-    case KnobKind::kSplit:
-      return "split";
-    case KnobKind::kPermutation:
-      return "permutation";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"ordered", "categorical", "split", "permutation"};
+  static_assert(std::size(kNames) == static_cast<size_t>(KnobKind::kPermutation) + 1);
+  return EnumName(kind, kNames, "unknown");
 }
 
 Knob Knob::OfValues(std::string name, KnobKind kind, std::vector<KnobValue> values) {

@@ -28,7 +28,7 @@
 #include "glimpse/error.h"
 #include "glimpse/strategy_options.h"
 #include "glimpse/tuner.h"
-#include "tuner/visited.h"
+#include "tuner/sampling_tuner.h"
 
 namespace glimpse {
 
@@ -38,7 +38,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Random walks tried per missing proposal before falling back to random configurations.
 constexpr int kWalksPerProposal = 8;
 
-class AnnealingTuner : public Tuner {
+class AnnealingTuner : public tuner::SamplingTuner {
  public:
   explicit AnnealingTuner(const AnnealingOptions& options) : options_(options) {}
 
@@ -46,12 +46,8 @@ class AnnealingTuner : public Tuner {
 
   using Tuner::Init;
   void Init(const TuningContext& context) override {
-    const Task& task = *context.task;
-    const uint64_t seed = context.seed;
-    space_ = &task.space;
-    rng_.seed(seed);
-    visited_.Clear();
-    sampler_.Reset(space_);
+    space_ = &context.task->space;
+    StartRun(space_, context.seed);
     current_.reset();
     current_cost_ = kInfinity;
     temperature_ = options_.initial_temperature;
@@ -76,12 +72,7 @@ class AnnealingTuner : public Tuner {
         if (space_->IsValid(walked) && visited_.Insert(walked)) out.push_back(std::move(walked));
       }
     }
-    while (out.size() < n) {
-      std::optional<Config> config = sampler_.Next(rng_, visited_);
-      if (!config) break;
-      visited_.Insert(*config);
-      out.push_back(std::move(*config));
-    }
+    AppendFresh(n, out);
     return out;
   }
 
@@ -113,9 +104,6 @@ class AnnealingTuner : public Tuner {
 
   AnnealingOptions options_;
   const ConfigSpace* space_ = nullptr;
-  Rng rng_;
-  tuner::VisitedSet visited_;
-  tuner::FreshSampler sampler_;
   std::optional<Config> current_;
   double current_cost_ = kInfinity;  // seconds
   double temperature_ = 1.0;

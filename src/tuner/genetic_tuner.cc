@@ -27,7 +27,7 @@
 #include "glimpse/error.h"
 #include "glimpse/strategy_options.h"
 #include "glimpse/tuner.h"
-#include "tuner/visited.h"
+#include "tuner/sampling_tuner.h"
 
 namespace glimpse {
 
@@ -40,7 +40,7 @@ struct Scored {
   double score = 0.0;  // 1 / time_s for ok results, 0 otherwise
 };
 
-class GeneticTuner : public Tuner {
+class GeneticTuner : public tuner::SamplingTuner {
  public:
   explicit GeneticTuner(const GeneticOptions& options) : options_(options) {}
 
@@ -48,12 +48,8 @@ class GeneticTuner : public Tuner {
 
   using Tuner::Init;
   void Init(const TuningContext& context) override {
-    const Task& task = *context.task;
-    const uint64_t seed = context.seed;
-    space_ = &task.space;
-    rng_.seed(seed);
-    visited_.Clear();
-    sampler_.Reset(space_);
+    space_ = &context.task->space;
+    StartRun(space_, context.seed);
     genes_.clear();
     next_gene_ = 0;
     generation_.clear();
@@ -62,18 +58,13 @@ class GeneticTuner : public Tuner {
 
   std::vector<Config> Propose(size_t n) override {
     std::vector<Config> out;
-    while (out.size() < n) {
-      if (next_gene_ < genes_.size()) {
-        Config& gene = genes_[next_gene_++];
-        // A gene may have been observed (resume) after it was bred.
-        if (visited_.Insert(gene)) out.push_back(gene);
-        continue;
-      }
-      std::optional<Config> config = sampler_.Next(rng_, visited_);
-      if (!config) break;
-      visited_.Insert(*config);
-      out.push_back(std::move(*config));
+    // The bred generation first, then fresh configurations.
+    while (out.size() < n && next_gene_ < genes_.size()) {
+      Config& gene = genes_[next_gene_++];
+      // A gene may have been observed (resume) after it was bred.
+      if (visited_.Insert(gene)) out.push_back(gene);
     }
+    AppendFresh(n, out);
     return out;
   }
 
@@ -183,9 +174,6 @@ class GeneticTuner : public Tuner {
 
   GeneticOptions options_;
   const ConfigSpace* space_ = nullptr;
-  Rng rng_;
-  tuner::VisitedSet visited_;
-  tuner::FreshSampler sampler_;
   std::vector<Config> genes_;  // the bred generation, proposed in order
   size_t next_gene_ = 0;
   std::vector<Scored> generation_;  // observed since the last breeding

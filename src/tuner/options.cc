@@ -1,6 +1,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <system_error>
 
 #include "glimpse/error.h"
@@ -17,6 +19,16 @@ std::string Prefix(const std::string& tuner, const std::string& key) {
 std::string Shown(const Json& value) {
   std::string text = value.dump();
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+// `text` as a T when the whole of it is one number (std::from_chars: no leading '+' or spaces);
+// options given as strings ("200") are read this way.
+template <typename T>
+std::optional<T> WholeNumber(const std::string& text) {
+  T number{};
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -39,41 +51,47 @@ void CheckOptionKeys(const Json& options, const std::string& tuner,
   }
 }
 
-std::optional<int64_t> IntOption(const Json& options, const std::string& tuner,
-                                 const std::string& key) {
+namespace {
+
+// The option `key` as `read` reads it (nullopt: not of the option's kind), nullopt when the
+// options do not give it; an Error that says the option must be `kind` when `read` refuses it.
+template <typename T, typename Read>
+std::optional<T> ReadOption(const Json& options, const std::string& tuner, const std::string& key,
+                            const char* kind, Read read) {
   if (!options.is_object() || !options.contains(key)) return std::nullopt;
   const Json& value = options.at(key);
-  if (value.is_number_integer()) return value.get<int64_t>();
-  if (value.is_number_float()) {
-    double number = value.get<double>();
-    if (std::isfinite(number) && number == std::floor(number) && std::abs(number) < 9.0e15) {
-      return static_cast<int64_t>(number);
-    }
-  }
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    int64_t number = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
-  }
-  throw Error(Prefix(tuner, key) + " must be an integer (got " + Shown(value) + ")");
+  if (std::optional<T> number = read(value)) return number;
+  throw Error(Prefix(tuner, key) + " must be " + kind + " (got " + Shown(value) + ")");
+}
+
+}  // namespace
+
+std::optional<int64_t> IntOption(const Json& options, const std::string& tuner,
+                                 const std::string& key) {
+  return ReadOption<int64_t>(
+      options, tuner, key, "an integer", [](const Json& value) -> std::optional<int64_t> {
+        if (value.is_number_integer()) return value.get<int64_t>();
+        if (value.is_number_float()) {
+          double number = value.get<double>();
+          if (std::isfinite(number) && number == std::floor(number) && std::abs(number) < 9.0e15) {
+            return static_cast<int64_t>(number);
+          }
+        }
+        if (value.is_string()) return WholeNumber<int64_t>(value.get_ref<const std::string&>());
+        return std::nullopt;
+      });
 }
 
 std::optional<double> NumberOption(const Json& options, const std::string& tuner,
                                    const std::string& key) {
-  if (!options.is_object() || !options.contains(key)) return std::nullopt;
-  const Json& value = options.at(key);
-  if (value.is_number()) return value.get<double>();
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    double number = 0.0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error == std::errc() && end == text.data() + text.size() && !text.empty() &&
-        std::isfinite(number)) {
-      return number;
-    }
-  }
-  throw Error(Prefix(tuner, key) + " must be a number (got " + Shown(value) + ")");
+  return ReadOption<double>(
+      options, tuner, key, "a number", [](const Json& value) -> std::optional<double> {
+        if (value.is_number()) return value.get<double>();
+        if (!value.is_string()) return std::nullopt;
+        std::optional<double> number = WholeNumber<double>(value.get_ref<const std::string&>());
+        if (number && std::isfinite(*number)) return number;
+        return std::nullopt;
+      });
 }
 
 }  // namespace glimpse::tuner

@@ -5,33 +5,22 @@
 
 #include "glimpse/strategy_options.h"
 #include "glimpse/tuner.h"
-#include "tuner/visited.h"
+#include "tuner/sampling_tuner.h"
 
 namespace glimpse {
 
 namespace {
 
-class RandomTuner : public Tuner {
+class RandomTuner : public tuner::SamplingTuner {
  public:
   std::string Name() const override { return "random"; }
 
   using Tuner::Init;
-  void Init(const TuningContext& context) override {
-    const Task& task = *context.task;
-    const uint64_t seed = context.seed;
-    rng_.seed(seed);
-    visited_.Clear();
-    sampler_.Reset(&task.space);
-  }
+  void Init(const TuningContext& context) override { StartRun(&context.task->space, context.seed); }
 
   std::vector<Config> Propose(size_t n) override {
     std::vector<Config> out;
-    while (out.size() < n) {
-      std::optional<Config> config = sampler_.Next(rng_, visited_);
-      if (!config) break;  // exhausted (exactly so for enumerable spaces)
-      visited_.Insert(*config);
-      out.push_back(std::move(*config));
-    }
+    AppendFresh(n, out);
     return out;
   }
 
@@ -39,11 +28,6 @@ class RandomTuner : public Tuner {
                const std::vector<MeasureResult>& results) override {
     for (const Config& config : configs) visited_.Insert(config);
   }
-
- private:
-  Rng rng_;
-  tuner::VisitedSet visited_;
-  tuner::FreshSampler sampler_;
 };
 
 }  // namespace

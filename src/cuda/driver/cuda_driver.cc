@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <initializer_list>
+#include <iterator>
+
+#include "glimpse/enum_name.h"
 
 namespace glimpse::cuda {
 
@@ -27,19 +30,10 @@ bool Bind(void* handle, Fn& slot, std::initializer_list<const char*> names, std:
 }  // namespace
 
 const char* NoDeviceReasonName(NoDeviceReason reason) {
-  switch (reason) {
-    case NoDeviceReason::kNone:
-      return "none";
-    case NoDeviceReason::kNoLibrary:
-      return "no-library";
-    case NoDeviceReason::kInitFailed:
-      return "init-failed";
-    case NoDeviceReason::kNoDevices:
-      return "no-devices";
-    case NoDeviceReason::kMissingSymbol:
-      return "missing-symbol";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"none", "no-library", "init-failed", "no-devices",
+                                           "missing-symbol"};
+  static_assert(std::size(kNames) == static_cast<size_t>(NoDeviceReason::kMissingSymbol) + 1);
+  return EnumName(reason, kNames, "unknown");
 }
 
 CudaDriver::CudaDriver(std::string library) : library_(std::move(library)) {
