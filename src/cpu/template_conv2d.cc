@@ -89,13 +89,7 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   LoopNest nest;
   nest.name = "conv2d";
   const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
-  int acc = nest.AddTensor({"acc",
-                            {k_tile, oh_tile, ow_tile},
-                            "K,OH,OW",
-                            DType::kFloat32,
-                            TensorRole::kTemp,
-                            -1,
-                            "ow0"});
+  int acc = AddAccumulator(nest, {k_tile, oh_tile, ow_tile}, "K,OH,OW", "ow0");
 
   std::optional<OperandCopy> padded;
   if (copy_pad) padded = AddPaddedInputCopy(nest, compute, shape.pad);
@@ -197,13 +191,7 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
       nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
                       DType::kFloat32, TensorRole::kTemp}),
       in_layout};
-  int acc = nest.AddTensor({"acc",
-                            {k1_tile, tow[2], k_block},
-                            "K1,OW2,K2",
-                            DType::kFloat32,
-                            TensorRole::kTemp,
-                            -1,
-                            "ow1"});
+  int acc = AddAccumulator(nest, {k1_tile, tow[2], k_block}, "K1,OW2,K2", "ow1");
 
   // Prepare: the weight in the blocked layout, once.
   {

@@ -62,8 +62,7 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   LoopNest nest;
   nest.name = dims.name;
   const OperatorCompute compute = DeclareMatmulCompute(nest, dims);
-  int acc =
-      nest.AddTensor({"acc", {m_tile, n_tile}, "MN", DType::kFloat32, TensorRole::kTemp, -1, "n0"});
+  int acc = AddAccumulator(nest, {m_tile, n_tile}, "MN", "n0");
   // The output element an accumulator position (mi, ni) of the tile stands for.
   auto tile_element = [&](const E& mi, const E& ni) {
     AxisBinding at = {{"m", E::Var("m0", m_tile) + mi}, {"n", E::Var("n0", n_tile) + ni}};

@@ -97,13 +97,7 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
         nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(tc[2]) + "c",
                         DType::kFloat32, TensorRole::kTemp}),
         in_layout};
-    acc = nest.AddTensor({"acc",
-                          {tc[1], oh_tile, ow_tile, tc[2]},
-                          "C1,OH,OW,C2",
-                          DType::kFloat32,
-                          TensorRole::kTemp,
-                          -1,
-                          "ow0"});
+    acc = AddAccumulator(nest, {tc[1], oh_tile, ow_tile, tc[2]}, "C1,OH,OW,C2", "ow0");
     Stmt pack_w = compute.Fill(Operand::kWeight, packed_w,
                                {E::Var("qb"), E::Var("qr"), E::Var("qs"), E::Var("qc")});
     nest.prepare.push_back(Node::MakeLoop(
@@ -127,13 +121,7 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
         {acc, {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"), E::Var("c2")}},
         at, &packed_in, &packed_w);
   } else {
-    acc = nest.AddTensor({"acc",
-                          {c_tile, oh_tile, ow_tile},
-                          "C,OH,OW",
-                          DType::kFloat32,
-                          TensorRole::kTemp,
-                          -1,
-                          "ow0"});
+    acc = AddAccumulator(nest, {c_tile, oh_tile, ow_tile}, "C,OH,OW", "ow0");
     std::optional<OperandCopy> padded;
     if (copy_pad) padded = AddPaddedInputCopy(nest, compute, shape.pad);
     mac = compute.MultiplyAdd({acc,

@@ -25,6 +25,11 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config);
 // templates.
 OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, int64_t pad);
 
+// Adds the accumulator "acc" of `shape` (layout `layout`), private to one iteration of the loop
+// `scope_loop`, and returns its tensor index: where a template sums a tile of the output.
+int AddAccumulator(LoopNest& nest, std::vector<int64_t> shape, std::string layout,
+                   std::string scope_loop);
+
 ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
 ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape);

@@ -2,6 +2,7 @@
 // templates share.
 #include <fstream>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "cpu/template_util.h"
@@ -10,6 +11,12 @@
 namespace glimpse {
 
 namespace cpu {
+
+int AddAccumulator(LoopNest& nest, std::vector<int64_t> shape, std::string layout,
+                   std::string scope_loop) {
+  return nest.AddTensor({"acc", std::move(shape), std::move(layout), DType::kFloat32,
+                         TensorRole::kTemp, -1, std::move(scope_loop)});
+}
 
 OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, int64_t pad) {
   using E = AffineExpr;

@@ -1,6 +1,7 @@
 // Dispatch from an operator to its GPU template, and the helpers the GPU templates share
 // (template_util.h).
 #include <limits>
+#include <utility>
 #include <variant>
 
 #include "cuda/template_util.h"
@@ -68,6 +69,16 @@ std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channe
           {"t" + channels.name, channels.tile[2], LoopKind::kThreadZ},
           {"t" + rows.name, rows.tile[2], LoopKind::kThreadY},
           {"t" + columns.name, columns.tile[2], LoopKind::kThreadX}};
+}
+
+int AddThreadAccumulator(LoopNest& nest, const std::vector<TiledAxis>& axes,
+                         const std::string& layout, const std::string& thread_loop) {
+  std::vector<int64_t> shape;
+  for (const TiledAxis& axis : axes) shape.push_back(axis.ThreadExtent());
+  const int acc = nest.AddTensor(
+      {"acc", std::move(shape), layout, DType::kFloat32, TensorRole::kTemp, -1, thread_loop});
+  nest.tensors[acc].scope = MemoryScope::kLocal;
+  return acc;
 }
 
 AxisBinding ConvolutionOutputElement(const std::string& channel_axis, const TiledAxis& channels,

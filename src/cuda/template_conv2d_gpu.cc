@@ -107,18 +107,10 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
       compute.Tile(Operand::kWeight, origin, {fb, rci, ryi, rxi})};
   nest.tensors[in_tile.tensor].scope = MemoryScope::kShared;
   nest.tensors[w_tile.tensor].scope = MemoryScope::kShared;
-  int acc = nest.AddTensor({"acc",
-                            {tf[1] * tf[3], ty[1] * ty[3], tx[1] * tx[3]},
-                            "KHW",
-                            DType::kFloat32,
-                            TensorRole::kTemp,
-                            -1,
-                            "tx"});
-  nest.tensors[acc].scope = MemoryScope::kLocal;
-
   // Positions inside the block's tile and in the output, for loops with prefix `p` ("" for the
   // compute, "z_" zeroing, "s_" storing): the vthread and inner loops are the prefix's own.
   const std::vector<TiledAxis> axes = {{"f", tf}, {"y", ty}, {"x", tx}};
+  const int acc = AddThreadAccumulator(nest, axes, "KHW", "tx");
   const TiledAxis &axis_f = axes[0], &axis_y = axes[1], &axis_x = axes[2];
   auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
   auto tile_loops = [&](const std::string& p) {

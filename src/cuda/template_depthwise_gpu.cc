@@ -67,16 +67,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
   const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
-  int acc = nest.AddTensor({"acc",
-                            {tc[1] * tc[3], ty[1] * ty[3], tx[1] * tx[3]},
-                            "CHW",
-                            DType::kFloat32,
-                            TensorRole::kTemp,
-                            -1,
-                            "tx"});
-  nest.tensors[acc].scope = MemoryScope::kLocal;
-
   const std::vector<TiledAxis> axes = {{"c", tc}, {"y", ty}, {"x", tx}};
+  const int acc = AddThreadAccumulator(nest, axes, "CHW", "tx");
   const TiledAxis &axis_c = axes[0], &axis_y = axes[1], &axis_x = axes[2];
   auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
   auto tile_loops = [&](const std::string& p) {

@@ -62,6 +62,11 @@ std::vector<Loop> ThreadTileLoops(const std::vector<TiledAxis>& axes, const std:
 Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const std::string& prefix,
                         std::vector<AffineExpr> more = {});
 
+// Adds the thread's accumulator "acc" over its own tile of `axes` (ThreadExtent each), held in
+// registers (MemoryScope::kLocal) under the thread loop `thread_loop`; returns its tensor index.
+int AddThreadAccumulator(LoopNest& nest, const std::vector<TiledAxis>& axes,
+                         const std::string& layout, const std::string& thread_loop);
+
 // The launch of the convolution templates, outermost first: blocks over the images and the
 // blocks of `channels` (z), `rows` (y) and `columns` (x) — loops n, b<a> —, then the threads of
 // each axis — t<a> (z, y, x).
