@@ -42,8 +42,8 @@ struct StudyStrategy {
   std::string name;               // the label in results ("xgb-tl"); unique in a study
   std::string tuner;              // registry name (MakeTuner); defaults to `name`
   Json options = Json::object();  // passed to the tuner's factory
-  // "" (none) or "leave-one-device-out": the tuner (xgb or xgb-reg) gets as transfer-learning
-  // history every recorded entry of the other devices of the run's group.
+  // "" (none) or a TransferMode name: the tuner (xgb or xgb-reg) gets as transfer-learning history
+  // every recorded entry of the run's group's devices the mode lets it see.
   std::string transfer;
   // The tuner (xgb or xgb-reg) initialises with Rieber et al.'s presampling; the runner gives it
   // a ReplayValidityChecker on the run's space and charges the checks as the run's presampling_s.
@@ -224,10 +224,29 @@ void PrintResultsTable(const StudyResults& results, std::ostream& out);
 // ---------------------------------------------------------------------------------------------
 // Running a study
 
-// Leave-one-device-out: every recorded entry of group[i] for i != held_out, mapped into
-// group[held_out]'s space by knob name (ConfigToJson / ConfigFromJson); entries whose
-// configuration is not a valid point of that space are skipped. Results carry status, time and
-// cost, no samples.
+// What a run on one device of a group may learn from the group's other devices: every other
+// device, or only those of another architecture, or of another vendor (as the GPU table,
+// glimpse/hardware.h, names a recorded space's device) — the splits of the leave-one-GPU-out,
+// leave-one-architecture-out and leave-one-vendor-out studies.
+enum class TransferMode : uint8_t { kOtherDevices, kOtherArchitectures, kOtherVendors };
+// "leave-one-device-out", "leave-one-architecture-out", "leave-one-vendor-out"
+const char* TransferModeName(TransferMode mode);
+std::vector<std::string> TransferModeNames();
+// Error naming the known modes for an unknown name.
+TransferMode ParseTransferMode(const std::string& name);
+
+// The positions in `group` whose entries a run on group[held_out] may learn from under `mode`.
+// Error (naming the device) when the mode needs a device's architecture or vendor and the GPU
+// table does not know it.
+std::vector<size_t> TransferSources(const std::vector<std::shared_ptr<const RecordedSpace>>& group,
+                                    size_t held_out, TransferMode mode);
+
+// Every recorded entry of group[i] for i in `sources`, mapped into group[held_out]'s space by knob
+// name (ConfigToJson / ConfigFromJson); entries whose configuration is not a valid point of that
+// space are skipped. Results carry status, time and cost, no samples.
+TransferHistory TransferHistoryFrom(const std::vector<std::shared_ptr<const RecordedSpace>>& group,
+                                    size_t held_out, const std::vector<size_t>& sources);
+// TransferHistoryFrom(group, held_out, TransferSources(group, held_out, kOtherDevices)).
 TransferHistory LeaveOneDeviceOutHistory(
     const std::vector<std::shared_ptr<const RecordedSpace>>& group, size_t held_out);
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Trains the Glimpse models leave-one-GPU-out: for every held-out GPU, the prior generator, the
-# validity ensemble and the acquisition function are trained on the recorded spaces of all the
-# other GPUs, so that a benchmark on the held-out GPU's spaces never sees its own data.
+# Trains the Glimpse models with GPUs held out: for every held-out unit — one GPU, every GPU of one
+# architecture, or every GPU of one vendor (HOLD_OUT) — the prior generator, the validity
+# ensemble and the acquisition function are trained on the recorded spaces of all the GPUs outside
+# it, so that a benchmark on a held-out GPU's spaces never sees its own data nor, by architecture
+# or vendor, its siblings'.
 #
-# Usage: scripts/glimpse/train_logo_models.sh OUTDIR [GPU...]
-#   OUTDIR/<GPU>/{prior,validity,acquisition}.json are written (GPU as the recorded files name it:
-#   A100, RTX_2080_Ti, …). Default GPUs: the ten of the shared datasets.
+# Usage: scripts/glimpse/train_held_out_models.sh OUTDIR [GPU...]
+#   OUTDIR/<GPU>/{prior,validity,acquisition}.json are written for every GPU (as the recorded files
+#   name it: A100, RTX_2080_Ti, …), so that a study's model paths can name the run's GPU
+#   ({device}); with HOLD_OUT=architecture or vendor the models are trained once per unit, in
+#   OUTDIR/<unit>/ (e.g. OUTDIR/arch-Ampere, OUTDIR/vendor-amd), and copied to its GPUs' folders.
+#   Default GPUs: the ten of the shared datasets; a unit holds out the listed GPUs of it.
 # Resumable: a model file that exists is kept; each is written to a temporary name first and
 # renamed when its command succeeded, so an interrupted run leaves no half-written model. A file
 # of an older format version is kept too: delete it (a study refuses such a file, naming its
@@ -19,6 +24,8 @@
 #             acquisition needs the prior and validity models of the same GPU
 #   ACQ_ARGS  extra flags for `glimpse train acquisition` (default: the ones below)
 #   NICE      the nice level of every training command (default: 10)
+#   HOLD_OUT  gpu (default), architecture or vendor: what a model never sees, as `glimpse hw show`
+#             names a GPU's architecture and vendor
 # Run from anywhere; relative paths are taken from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,6 +61,28 @@ if [[ ! -x "$glimpse" ]]; then
   echo "$0: no glimpse executable at '$glimpse' (set GLIMPSE or build the target 'glimpse')" >&2
   exit 2
 fi
+hold_out="${HOLD_OUT:-gpu}"
+case "$hold_out" in
+  gpu | architecture | vendor) ;;
+  *)
+    echo "$0: HOLD_OUT='$hold_out'; known: gpu, architecture, vendor" >&2
+    exit 2 ;;
+esac
+
+# unit_of GPU: the held-out unit GPU belongs to (a folder name).
+unit_of() {
+  if [[ "$hold_out" == gpu ]]; then
+    echo "$1"
+    return
+  fi
+  local field
+  field=$("$glimpse" hw show "$1" --json | python3 -c \
+    "import json, sys; print(json.load(sys.stdin)['$hold_out'])") || {
+    echo "$0: '$1' is not in the GPU table (glimpse hw show), so its $hold_out is unknown" >&2
+    exit 1
+  }
+  if [[ "$hold_out" == architecture ]]; then echo "arch-${field// /_}"; else echo "vendor-$field"; fi
+}
 
 # train NAME GPU_DIR COMMAND...: runs COMMAND with --out GPU_DIR/NAME.json.tmp, renames on success.
 train() {
@@ -77,19 +106,34 @@ train() {
   echo "  $name: $out ($((SECONDS - start)) s; log $log)"
 }
 
-total_start=$SECONDS
+# The units in the order of their first GPU, and each unit's GPUs.
+declare -A members
+units=()
 for gpu in "${gpus[@]}"; do
-  dir="$outdir/$gpu"
+  unit=$(unit_of "$gpu")
+  if [[ -z "${members[$unit]+set}" ]]; then
+    units+=("$unit")
+    members[$unit]=""
+  fi
+  members[$unit]+=" $gpu"
+done
+
+total_start=$SECONDS
+for unit in "${units[@]}"; do
+  dir="$outdir/$unit"
   mkdir -p "$dir"
-  echo "held out: $gpu"
+  read -r -a held <<< "${members[$unit]}"
+  exclude=()
+  for gpu in "${held[@]}"; do exclude+=(--exclude-device "$gpu"); done
+  echo "held out: $unit (${held[*]})"
   for stage in $stages; do
     case "$stage" in
       prior)
-        train prior "$dir" "$glimpse" train prior --spaces "$spaces" --exclude-device "$gpu" \
+        train prior "$dir" "$glimpse" train prior --spaces "$spaces" "${exclude[@]}" \
           "${prior_args[@]}" ;;
       validity)
         train validity "$dir" "$glimpse" train validity --spaces "$spaces" \
-          --exclude-device "$gpu" "${validity_args[@]}" ;;
+          "${exclude[@]}" "${validity_args[@]}" ;;
       acquisition)
         for needed in prior validity; do
           if [[ ! -s "$dir/$needed.json" ]]; then
@@ -98,12 +142,20 @@ for gpu in "${gpus[@]}"; do
           fi
         done
         train acquisition "$dir" "$glimpse" train acquisition --spaces "$spaces" \
-          --exclude-device "$gpu" --prior "$dir/prior.json" --validity "$dir/validity.json" \
+          "${exclude[@]}" --prior "$dir/prior.json" --validity "$dir/validity.json" \
           "${acquisition_args[@]}" ;;
       *)
         echo "$0: unknown stage '$stage' in STAGES; known: prior validity acquisition" >&2
         exit 2 ;;
     esac
+  done
+  # Every held-out GPU's folder gets the unit's models (a GPU's own unit is that folder).
+  for gpu in "${held[@]}"; do
+    [[ "$outdir/$gpu" == "$dir" ]] && continue
+    mkdir -p "$outdir/$gpu"
+    for stage in $stages; do
+      [[ -s "$dir/$stage.json" ]] && cp -f "$dir/$stage.json" "$outdir/$gpu/$stage.json"
+    done
   done
 done
 echo "done in $((SECONDS - total_start)) s"

@@ -16,8 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kLeaveOneDeviceOut = "leave-one-device-out";
-
 class Parser {
  public:
   explicit Parser(std::string path) : path_(std::move(path)) {}
@@ -125,9 +123,10 @@ StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::s
   }
   if (json.contains("transfer")) {
     strategy.transfer = parser.String(json["transfer"], field + ".transfer");
-    if (strategy.transfer != kLeaveOneDeviceOut) {
-      parser.Fail(field + ".transfer",
-                  "unknown mode '" + strategy.transfer + "'; known: " + kLeaveOneDeviceOut);
+    try {
+      ParseTransferMode(strategy.transfer);
+    } catch (const Error& e) {
+      parser.Fail(field + ".transfer", e.what());
     }
     if (strategy.tuner != "xgb" && strategy.tuner != "xgb-reg") {
       parser.Fail(field + ".transfer",

@@ -14,7 +14,9 @@
 #include <ctime>
 #include <exception>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "evaluation/journal.h"
@@ -76,7 +78,8 @@ struct LoadedSpace {
   size_t position = 0;  // index of the file in its group
   std::shared_ptr<const RecordedSpace> recorded;
   std::shared_ptr<const Task> task;
-  std::shared_ptr<const TransferHistory> history;  // only when a strategy transfers
+  // By transfer mode name, for the modes the study's strategies use.
+  std::map<std::string, std::shared_ptr<const TransferHistory>> histories;
 };
 
 std::string SpaceId(const std::string& group, const std::string& file) {
@@ -137,7 +140,8 @@ void CheckStrategies(const StudyConfig& study) {
   }
 }
 
-std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads, bool transfer) {
+std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads,
+                                    const std::set<std::string>& transfer_modes) {
   std::vector<LoadedSpace> spaces;
   for (size_t g = 0; g < study.groups.size(); ++g) {
     for (size_t f = 0; f < study.groups[g].files.size(); ++f) {
@@ -170,14 +174,17 @@ std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads, bool 
     space.task = std::make_shared<const Task>(recorded->MakeTask());
     space.recorded = std::move(recorded);
   });
-  if (transfer) {
+  if (!transfer_modes.empty()) {
     ParallelFor(spaces.size(), threads, [&](size_t i) {
       std::vector<std::shared_ptr<const RecordedSpace>> group;
       for (const LoadedSpace& other : spaces) {
         if (other.group == spaces[i].group) group.push_back(other.recorded);
       }
-      spaces[i].history = std::make_shared<const TransferHistory>(
-          LeaveOneDeviceOutHistory(group, spaces[i].position));
+      for (const std::string& name : transfer_modes) {
+        const TransferMode mode = ParseTransferMode(name);
+        spaces[i].histories[name] = std::make_shared<const TransferHistory>(TransferHistoryFrom(
+            group, spaces[i].position, TransferSources(group, spaces[i].position, mode)));
+      }
     });
   }
   return spaces;
@@ -210,7 +217,7 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   Json tuner_options =
       SubstituteRunPlaceholders(strategy.options, DeviceOfSpaceId(space.info.id), space.info.group);
   TargetKnowledge knowledge;
-  if (!strategy.transfer.empty()) knowledge.history = *space.history;
+  if (!strategy.transfer.empty()) knowledge.history = *space.histories.at(strategy.transfer);
   if (strategy.validity_init) {
     checker = target.MakeReplayValidityChecker(*space.task);
     knowledge.validity_checker = checker;
@@ -338,20 +345,21 @@ StudyResults RunStudy(const StudyConfig& study, const StudyRunOptions& options) 
                           ? options.jobs
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   CheckStrategies(study);
-  bool transfer = false;
+  std::set<std::string> transfer_modes;
   for (const StudyStrategy& strategy : study.strategies) {
-    if (!strategy.transfer.empty()) transfer = true;
+    if (!strategy.transfer.empty()) transfer_modes.insert(strategy.transfer);
   }
+  const bool transfer = !transfer_modes.empty();
   if (transfer) {
     for (const StudyGroup& group : study.groups) {
       if (group.files.size() < 2) {
         stream << "bench: warning: group '" << group.name
-               << "' has one device: leave-one-device-out strategies get no history there\n";
+               << "' has one device: transfer-learning strategies get no history there\n";
       }
     }
   }
   const Clock::time_point start = Clock::now();
-  std::vector<LoadedSpace> spaces = LoadSpaces(study, threads, transfer);
+  std::vector<LoadedSpace> spaces = LoadSpaces(study, threads, transfer_modes);
   stream << "bench: loaded " << spaces.size() << " spaces in "
          << loop::FormatDuration(SecondsSince(start)) << "\n";
 

@@ -1,22 +1,94 @@
-// Leave-one-device-out transfer-learning history (see glimpse/evaluation.h).
+// Transfer-learning histories of the studies: which devices of a group a run may learn from, and
+// their entries mapped into the run's space (see glimpse/evaluation.h).
 #include <algorithm>
+#include <array>
 
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
+#include "glimpse/hardware.h"
 
 namespace glimpse {
 
+namespace {
+
+constexpr std::array<const char*, 3> kTransferModeNames = {
+    "leave-one-device-out", "leave-one-architecture-out", "leave-one-vendor-out"};
+
+void CheckHeldOut(size_t held_out, size_t size) {
+  if (held_out >= size) {
+    throw Error("held-out device " + std::to_string(held_out) + " of a group of " +
+                std::to_string(size));
+  }
+}
+
+// What `mode` compares between two devices: their architecture or their vendor.
+std::string FamilyOf(const std::string& device, TransferMode mode) {
+  const GpuSpec* gpu = GpuTable::Default().Find(device);
+  if (gpu == nullptr) {
+    throw Error(std::string(TransferModeName(mode)) + ": the recorded device '" + device +
+                "' is not in the GPU table (glimpse hw list), so its " +
+                (mode == TransferMode::kOtherArchitectures ? "architecture" : "vendor") +
+                " is unknown");
+  }
+  return mode == TransferMode::kOtherArchitectures ? gpu->architecture : GpuVendorName(gpu->vendor);
+}
+
+}  // namespace
+
+const char* TransferModeName(TransferMode mode) {
+  return kTransferModeNames.at(static_cast<size_t>(mode));
+}
+
+std::vector<std::string> TransferModeNames() {
+  return {kTransferModeNames.begin(), kTransferModeNames.end()};
+}
+
+TransferMode ParseTransferMode(const std::string& name) {
+  for (size_t i = 0; i < kTransferModeNames.size(); ++i) {
+    if (name == kTransferModeNames[i]) return static_cast<TransferMode>(i);
+  }
+  std::string known;
+  for (const char* mode : kTransferModeNames)
+    known += std::string(known.empty() ? "" : ", ") + mode;
+  throw Error("unknown mode '" + name + "'; known: " + known);
+}
+
+std::vector<size_t> TransferSources(const std::vector<std::shared_ptr<const RecordedSpace>>& group,
+                                    size_t held_out, TransferMode mode) {
+  CheckHeldOut(held_out, group.size());
+  std::string held_family;
+  if (mode != TransferMode::kOtherDevices) {
+    held_family = FamilyOf(group[held_out]->device_name, mode);
+  }
+  std::vector<size_t> sources;
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (i == held_out) continue;
+    if (mode != TransferMode::kOtherDevices &&
+        FamilyOf(group[i]->device_name, mode) == held_family) {
+      continue;
+    }
+    sources.push_back(i);
+  }
+  return sources;
+}
+
 TransferHistory LeaveOneDeviceOutHistory(
     const std::vector<std::shared_ptr<const RecordedSpace>>& group, size_t held_out) {
-  if (held_out >= group.size()) {
-    throw Error("held-out device " + std::to_string(held_out) + " of a group of " +
-                std::to_string(group.size()));
-  }
+  return TransferHistoryFrom(group, held_out,
+                             TransferSources(group, held_out, TransferMode::kOtherDevices));
+}
+
+TransferHistory TransferHistoryFrom(const std::vector<std::shared_ptr<const RecordedSpace>>& group,
+                                    size_t held_out, const std::vector<size_t>& sources) {
+  CheckHeldOut(held_out, group.size());
   const ConfigSpace& target = group[held_out]->space;
   const uint64_t target_fingerprint = target.Fingerprint();
   TransferHistory history;
-  for (size_t i = 0; i < group.size(); ++i) {
-    if (i == held_out) continue;
+  for (size_t i : sources) {
+    if (i == held_out || i >= group.size()) {
+      throw Error("transfer source " + std::to_string(i) + " of a group of " +
+                  std::to_string(group.size()) + " held out at " + std::to_string(held_out));
+    }
     const RecordedSpace& other = *group[i];
     // Same definition (the usual case: one T1 file per group): indices mean the same point.
     const bool same_space = other.space.Fingerprint() == target_fingerprint;

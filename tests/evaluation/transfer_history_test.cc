@@ -1,9 +1,12 @@
-// Leave-one-device-out history on small hand-made recorded spaces: the held-out device never
-// contributes, configurations are mapped by knob name, and those outside the space are skipped.
+// Transfer-learning histories on small hand-made recorded spaces: the held-out device never
+// contributes, configurations are mapped by knob name, and those outside the space are skipped;
+// holding out an architecture or a vendor also leaves out the held-out device's siblings.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
@@ -82,6 +85,50 @@ TEST(LeaveOneDeviceOutHistoryTest, ExcludesTheHeldOutDeviceAndMapsByKnobName) {
 
 TEST(LeaveOneDeviceOutHistoryTest, OneDeviceHasNoHistory) {
   EXPECT_TRUE(LeaveOneDeviceOutHistory({MakeDevice("A", 0.001, {1, 2}, true)}, 0).empty());
+}
+
+TEST(TransferSourcesTest, ArchitectureAndVendorSplitsLeaveOutTheSiblings) {
+  // The recorded files' device names: A100 and RTX 3090 are Ampere, the 2080 Ti Turing; MI250X
+  // (CDNA 2) and W6600 (RDNA 2) are AMD's.
+  const std::vector<std::shared_ptr<const RecordedSpace>> group = {
+      MakeDevice("A100", 0.001, {1, 2}, true), MakeDevice("RTX_3090", 0.002, {1, 2}, true),
+      MakeDevice("RTX_2080_Ti", 0.003, {1, 2}, true), MakeDevice("MI250X", 0.004, {1, 2}, true),
+      MakeDevice("W6600", 0.005, {1, 2}, true)};
+  EXPECT_EQ(TransferSources(group, 0, TransferMode::kOtherDevices),
+            (std::vector<size_t>{1, 2, 3, 4}));
+  EXPECT_EQ(TransferSources(group, 0, TransferMode::kOtherArchitectures),
+            (std::vector<size_t>{2, 3, 4}));
+  EXPECT_EQ(TransferSources(group, 0, TransferMode::kOtherVendors), (std::vector<size_t>{3, 4}));
+  EXPECT_EQ(TransferSources(group, 3, TransferMode::kOtherArchitectures),
+            (std::vector<size_t>{0, 1, 2, 4}));
+  EXPECT_EQ(TransferSources(group, 4, TransferMode::kOtherVendors), (std::vector<size_t>{0, 1, 2}));
+
+  // The history holds only the sources' entries: Turing and AMD times, never the 3090's.
+  std::set<double> times;
+  for (const auto& [config, result] : TransferHistoryFrom(
+           group, 0, TransferSources(group, 0, TransferMode::kOtherArchitectures))) {
+    if (result.ok()) times.insert(result.time_s);
+  }
+  EXPECT_EQ(times, (std::set<double>{0.003, 0.004, 0.005}));
+  EXPECT_THROW(TransferHistoryFrom(group, 0, {0}), Error);  // the held-out device itself
+}
+
+TEST(TransferSourcesTest, UnknownDevicesAndModesAreErrors) {
+  const std::vector<std::shared_ptr<const RecordedSpace>> group = {
+      MakeDevice("A100", 0.001, {1, 2}, true),
+      MakeDevice("Imaginary GPU 9000", 0.002, {1, 2}, true)};
+  EXPECT_EQ(TransferSources(group, 0, TransferMode::kOtherDevices), (std::vector<size_t>{1}));
+  try {
+    TransferSources(group, 0, TransferMode::kOtherArchitectures);
+    ADD_FAILURE() << "an unknown device's architecture was guessed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'Imaginary GPU 9000' is not in the GPU table"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(ParseTransferMode("leave-one-vendor-out"), TransferMode::kOtherVendors);
+  EXPECT_STREQ(TransferModeName(TransferMode::kOtherArchitectures), "leave-one-architecture-out");
+  EXPECT_THROW(ParseTransferMode("leave-one-out"), Error);
 }
 
 }  // namespace
