@@ -26,6 +26,9 @@
 #   NICE      the nice level of every training command (default: 10)
 #   HOLD_OUT  gpu (default), architecture or vendor: what a model never sees, as `glimpse hw show`
 #             names a GPU's architecture and vendor
+#   CLBLAST   a clblast_best file (../shared/datasets/clblast_best/clblast_best_fp32.json.gz): the
+#             prior also learns from CLBlast's best Xgemm configurations (`--clblast`), with the
+#             held-out unit's GPUs left out of them too
 # Run from anywhere; relative paths are taken from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -69,19 +72,22 @@ case "$hold_out" in
     exit 2 ;;
 esac
 
-# unit_of GPU: the held-out unit GPU belongs to (a folder name).
-unit_of() {
-  if [[ "$hold_out" == gpu ]]; then
-    echo "$1"
-    return
-  fi
-  local field
-  field=$("$glimpse" hw show "$1" --json | python3 -c \
-    "import json, sys; print(json.load(sys.stdin)['$hold_out'])") || {
+# field_of GPU: the GPU's architecture or vendor (HOLD_OUT), as the GPU table names it.
+field_of() {
+  "$glimpse" hw show "$1" --json | python3 -c \
+    "import json, sys; print(json.load(sys.stdin)['$hold_out'])" || {
     echo "$0: '$1' is not in the GPU table (glimpse hw show), so its $hold_out is unknown" >&2
     exit 1
   }
-  if [[ "$hold_out" == architecture ]]; then echo "arch-${field// /_}"; else echo "vendor-$field"; fi
+}
+
+# unit_of FIELD_OR_GPU: the folder of a held-out unit.
+unit_of() {
+  case "$hold_out" in
+    gpu) echo "$1" ;;
+    architecture) echo "arch-${1// /_}" ;;
+    vendor) echo "vendor-$1" ;;
+  esac
 }
 
 # train NAME GPU_DIR COMMAND...: runs COMMAND with --out GPU_DIR/NAME.json.tmp, renames on success.
@@ -107,13 +113,16 @@ train() {
 }
 
 # The units in the order of their first GPU, and each unit's GPUs.
-declare -A members
+declare -A members fields
 units=()
 for gpu in "${gpus[@]}"; do
-  unit=$(unit_of "$gpu")
+  field="$gpu"
+  [[ "$hold_out" != gpu ]] && field=$(field_of "$gpu")
+  unit=$(unit_of "$field")
   if [[ -z "${members[$unit]+set}" ]]; then
     units+=("$unit")
     members[$unit]=""
+    fields[$unit]="$field"
   fi
   members[$unit]+=" $gpu"
 done
@@ -125,12 +134,19 @@ for unit in "${units[@]}"; do
   read -r -a held <<< "${members[$unit]}"
   exclude=()
   for gpu in "${held[@]}"; do exclude+=(--exclude-device "$gpu"); done
+  # The prior also leaves out the whole unit from the CLBlast records (which hold other GPUs).
+  prior_extra=()
+  case "$hold_out" in
+    architecture) prior_extra+=(--exclude-architecture "${fields[$unit]}") ;;
+    vendor) prior_extra+=(--exclude-vendor "${fields[$unit]}") ;;
+  esac
+  [[ -n "${CLBLAST:-}" ]] && prior_extra+=(--clblast "$CLBLAST")
   echo "held out: $unit (${held[*]})"
   for stage in $stages; do
     case "$stage" in
       prior)
         train prior "$dir" "$glimpse" train prior --spaces "$spaces" "${exclude[@]}" \
-          "${prior_args[@]}" ;;
+          "${prior_extra[@]}" "${prior_args[@]}" ;;
       validity)
         train validity "$dir" "$glimpse" train validity --spaces "$spaces" \
           "${exclude[@]}" "${validity_args[@]}" ;;

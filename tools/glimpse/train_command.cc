@@ -10,9 +10,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "commands.h"
 #include "format.h"
+#include "glimpse/clblast_best.h"
 #include "glimpse/error.h"
 #include "glimpse/glimpse_tuner.h"
 #include "glimpse/hardware.h"
@@ -102,6 +104,10 @@ void RunTrainValidity(const TrainValidityFlags& flags) {
 struct TrainPriorFlags {
   std::vector<std::string> spaces;
   std::vector<std::string> exclude;
+  std::vector<std::string> exclude_architectures, exclude_vendors;
+  std::string clblast_path;  // empty: no CLBlast examples
+  std::string clblast_space = "gemm";
+  ClblastPriorOptions clblast;
   std::string out_path;
   std::string blueprint_path;
   std::string table_path;
@@ -113,6 +119,14 @@ std::string CommandLine(const TrainPriorFlags& flags) {
   std::string line = "glimpse train prior --spaces";
   for (const std::string& s : flags.spaces) line += " " + s;
   for (const std::string& d : flags.exclude) line += " --exclude-device '" + d + "'";
+  for (const std::string& a : flags.exclude_architectures) {
+    line += " --exclude-architecture '" + a + "'";
+  }
+  for (const std::string& v : flags.exclude_vendors) line += " --exclude-vendor '" + v + "'";
+  if (!flags.clblast_path.empty()) {
+    line += fmt::format(" --clblast {} --clblast-space {} --clblast-smoothing {:g}",
+                        flags.clblast_path, flags.clblast_space, flags.clblast.smoothing);
+  }
   const PriorTrainingOptions& o = flags.options;
   line += fmt::format(" --top-fraction {:g} --epochs {} --lr {:g} --weight-decay {:g}",
                       o.top_fraction, o.epochs, o.learning_rate, o.weight_decay);
@@ -132,10 +146,52 @@ void RunTrainPrior(const TrainPriorFlags& flags) {
   const Blueprint& blueprint = blueprint_storage ? *blueprint_storage : Blueprint::Default();
 
   LoadedTrainingSpaces loaded = LoadValidityTrainingSpaces(flags.spaces, flags.exclude, table);
+  // What no example may come from: the excluded GPUs, architectures and vendors.
+  std::set<std::string> excluded_gpus;
+  for (const std::string& name : flags.exclude) excluded_gpus.insert(table.Lookup(name).name);
+  const std::set<std::string> excluded_architectures(flags.exclude_architectures.begin(),
+                                                     flags.exclude_architectures.end());
+  const std::set<std::string> excluded_vendors(flags.exclude_vendors.begin(),
+                                               flags.exclude_vendors.end());
+  auto keep = [&](const GpuSpec& gpu) {
+    return excluded_gpus.count(gpu.name) == 0 &&
+           excluded_architectures.count(gpu.architecture) == 0 &&
+           excluded_vendors.count(GpuVendorName(gpu.vendor)) == 0;
+  };
   std::vector<std::string> skipped = loaded.skipped;
+  std::vector<ValidityTrainingSpace> kept;
+  for (ValidityTrainingSpace& s : loaded.spaces) {
+    if (keep(s.gpu)) {
+      kept.push_back(std::move(s));
+    } else {
+      skipped.push_back(s.recorded->source_path + ": " + s.gpu.name + " is excluded (" +
+                        s.gpu.architecture + ", " + GpuVendorName(s.gpu.vendor) + ")");
+    }
+  }
+  loaded.spaces = std::move(kept);
   std::vector<PriorTrainingExample> examples =
       MakePriorExamples(loaded.spaces, blueprint, flags.options.top_fraction, &skipped);
+  size_t clblast_examples = 0;
+  if (!flags.clblast_path.empty()) {
+    auto it =
+        std::find_if(loaded.spaces.begin(), loaded.spaces.end(),
+                     [&](const ValidityTrainingSpace& s) { return s.name == flags.clblast_space; });
+    if (it == loaded.spaces.end()) {
+      throw Error("--clblast: no recorded space of the kernel '" + flags.clblast_space +
+                  "' among --spaces (after exclusions); its knobs define the CLBlast examples "
+                  "(--clblast-space names the kernel)");
+    }
+    std::vector<PriorTrainingExample> more = MakeClblastPriorExamples(
+        LoadClblastBest(flags.clblast_path), it->recorded->space, flags.clblast_space, blueprint,
+        table, keep, flags.clblast, &skipped);
+    clblast_examples = more.size();
+    for (PriorTrainingExample& e : more) examples.push_back(std::move(e));
+  }
   for (const std::string& line : skipped) std::cout << "skipped " << line << "\n";
+  if (!flags.clblast_path.empty()) {
+    std::cout << fmt::format("CLBlast: {} examples of '{}' ({} records, one per GPU)\n",
+                             clblast_examples, flags.clblast_space, flags.clblast.kernel);
+  }
   PriorTrainingReport report;
   PriorGenerator model = PriorGenerator::Train(examples, flags.options, &report);
   model.set_made_by(CommandLine(flags));
@@ -212,6 +268,25 @@ void AddTrainPrior(CLI::App& train) {
       ->add_option("--first", flags->first,
                    "judge the best of this many initial configurations per training space")
       ->default_str("10");
+  prior->add_option("--exclude-architecture", flags->exclude_architectures,
+                    "leave out the spaces and CLBlast records of every GPU of this architecture "
+                    "(as `glimpse hw show` names it: Ampere, \"CDNA 2\", …)");
+  prior->add_option("--exclude-vendor", flags->exclude_vendors,
+                    "leave out the spaces and CLBlast records of every GPU of this vendor "
+                    "(nvidia, amd)");
+  prior->add_option("--clblast", flags->clblast_path,
+                    "also train on CLBlast's best Xgemm configuration of every GPU the table "
+                    "knows (a clblast_best file, e.g. ../shared/datasets/clblast_best/"
+                    "clblast_best_fp32.json.gz), as examples of the kernel --clblast-space");
+  prior
+      ->add_option("--clblast-space", flags->clblast_space,
+                   "the recorded kernel whose knobs CLBlast's Xgemm records are values of")
+      ->default_str("gemm");
+  prior
+      ->add_option("--clblast-smoothing", flags->clblast.smoothing,
+                   "a CLBlast example's target per knob: (1 − s) · its value + s · uniform")
+      ->default_str("0.5")
+      ->check(CLI::Range(0.0, 1.0));
   prior->add_option("--blueprint", flags->blueprint_path,
                     "Blueprint model (default: data/hardware/blueprint.json)");
   prior->add_option("--table", flags->table_path,
