@@ -42,7 +42,7 @@ struct StudyStrategy {
   std::string name;               // the label in results ("xgb-tl"); unique in a study
   std::string tuner;              // registry name (MakeTuner); defaults to `name`
   Json options = Json::object();  // passed to the tuner's factory
-  // "" (none) or a TransferMode name: the tuner (xgb or xgb-reg) gets as transfer-learning history
+  // "" (none) or a TransferMode name: the tuner (xgb, xgb-reg or glimpse) gets as history
   // every recorded entry of the run's group's devices the mode lets it see.
   std::string transfer;
   // The tuner (xgb or xgb-reg) initialises with Rieber et al.'s presampling; the runner gives it

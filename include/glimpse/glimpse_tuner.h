@@ -18,6 +18,15 @@
 //   Differences from Algorithm 1, and why: the ensemble prunes before the acquisition chooses,
 //   so that a batch is never short of measurable candidates; the prior keeps feeding the pool.
 //
+// The user's history (TargetKnowledge::history: the kernel's records on other GPUs, mapped into
+// this space — what `glimpse tune --transfer-from` / `--transfer-from-db` and the studies'
+// transfer modes give): an XGBoost regression on it (scores 1/time, failures 0; boosting as
+// AutoTVM's transfer base model) ranks the history's own configurations, putting every GPU's
+// records on one scale. The first batch alternates its best-ranked configurations with the
+// prior's (history first: measured evidence before the learned prior), both through the validity
+// ensemble; later batches add the next `history_pool_size` unvisited ones to the acquisition's
+// pool. Without history (or with use_history false) nothing changes.
+//
 // Every component can be missing. With no prior model (or none for this space), the first batch
 // is uniform random; with no validity model (or no kernel model for this space), nothing is
 // pruned; with no acquisition model, candidates are chosen by the surrogate's upper confidence
@@ -204,8 +213,11 @@ struct GlimpseTunerOptions {
   int initial_size = 16;     // proposals from the prior before the first surrogate fit
   int pool_size = 128;       // annealing candidates per batch
   int prior_pool_size = 32;  // prior draws added to the pool per batch (0 without a prior)
-  int budget = 400;          // T of the acquisition's t/T (the harness passes its budget)
-  double ucb_kappa = 1.0;    // the fallback acquisition
+  // With history: its model's best-rated unvisited candidates added to the pool per batch.
+  int history_pool_size = 16;
+  bool use_history = true;  // false: ignore TargetKnowledge::history (an ablation)
+  int budget = 400;         // T of the acquisition's t/T (the harness passes its budget)
+  double ucb_kappa = 1.0;   // the fallback acquisition
   SurrogateOptions surrogate;
   int sa_parallel_size = 64;  // the annealer (SaOptimizer) on the surrogate's mean
   int sa_n_iter = 200;

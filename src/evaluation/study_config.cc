@@ -128,9 +128,10 @@ StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::s
     } catch (const Error& e) {
       parser.Fail(field + ".transfer", e.what());
     }
-    if (strategy.tuner != "xgb" && strategy.tuner != "xgb-reg") {
-      parser.Fail(field + ".transfer",
-                  "transfer learning needs tuner xgb or xgb-reg (got '" + strategy.tuner + "')");
+    if (strategy.tuner != "xgb" && strategy.tuner != "xgb-reg" && strategy.tuner != "glimpse") {
+      parser.Fail(
+          field + ".transfer",
+          "transfer learning needs tuner xgb, xgb-reg or glimpse (got '" + strategy.tuner + "')");
     }
   }
   return strategy;

@@ -34,6 +34,11 @@ using model::ConfigSet;
 // fills and the policy's choices).
 constexpr uint64_t kSurrogateSeedSalt = 0x911e'0001;
 constexpr uint64_t kAnnealerSeedSalt = 0x911e'0002;
+constexpr uint64_t kHistorySeedSalt = 0x911e'0003;
+// The history model's boosting, as the xgb tuner's transfer base model (AutoTVM's load_history);
+// its loss is the regression (see ResolveHistory).
+constexpr int kHistoryBoostRounds = 400;
+constexpr int kHistoryEarlyStop = 100;
 // The prior's best-first enumeration visits at most this many candidates per initial batch (it
 // skips restricted, rejected and visited ones), so that a prior concentrated on configurations
 // the restrictions forbid cannot stall a batch.
@@ -132,6 +137,7 @@ class GlimpseTuner : public Tuner {
   void ResolvePrior(const Task& task);
   void ResolveValidity();
   void ResolveAcquisition();
+  void ResolveHistory(const TransferHistory& history, uint64_t seed);
   // The steps ResolvePrior and ResolveValidity share: the model given in memory (`given`), else
   // the one in the file that option '<name>_model' (`option`) names, loaded into `model`. False,
   // with the component said to be none, where there is no model to use.
@@ -172,6 +178,9 @@ class GlimpseTuner : public Tuner {
   std::optional<ValidityEnsemble> ensemble_;
   std::shared_ptr<const AcquisitionNetwork> network_;  // outlives policy_
   std::shared_ptr<AcquisitionPolicy> policy_;
+  // The history's model, and the candidates it rates best (best first), ranked once at Init.
+  std::shared_ptr<CostModel> history_model_;
+  std::vector<Config> history_ranked_;
 
   // The search.
   std::optional<SurrogateEnsemble> surrogate_;
@@ -241,6 +250,57 @@ void GlimpseTuner::Init(const TuningContext& context) {
   sa.early_stop = options_.sa_early_stop;
   annealer_.emplace(*space_, sa, seed ^ kAnnealerSeedSalt);
   sampler_.Reset(space_);
+  ResolveHistory(context.knowledge.history, seed);
+}
+
+void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed) {
+  history_model_.reset();
+  history_ranked_.clear();
+  if (history.empty() || !options_.use_history) {
+    Component(history.empty() ? "history: none (no records of this kernel on other GPUs)"
+                              : "history: ignored (use_history false)",
+              false);
+    return;
+  }
+  std::vector<Config> configs;
+  std::vector<double> scores;
+  for (size_t i = 0; i < history.size(); ++i) {
+    const auto& [config, result] = history[i];
+    if (!space_->InRange(config)) {
+      throw Error(fmt::format(
+          "tuner 'glimpse': history record {} is not a configuration of this task's space", i));
+    }
+    configs.push_back(config);
+    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
+    scores.push_back(ok ? 1.0 / result.time_s : 0.0);
+  }
+  XgbCostModelOptions model_options;
+  model_options.seed = seed ^ kHistorySeedSalt;
+  // Squared error on the normalised throughput: ranking the history's own configurations, it put
+  // a 0.93-of-optimum configuration first where the pairwise ranking loss put a failure first
+  // (convolution_milo/A100's records as history, GlimpseTunerTest).
+  model_options.loss_type = "reg";
+  model_options.num_boost_round = kHistoryBoostRounds;
+  model_options.early_stopping_rounds = kHistoryEarlyStop;
+  history_model_ = MakeXgbCostModel(*space_, model_options);
+  history_model_->Fit(configs, scores);
+  // The candidates: the history's own configurations (what ran on other GPUs), ranked by the
+  // model, which puts every GPU's records on one scale. Enough for a first batch and the pools
+  // after it; the pools take the next unvisited ones.
+  const std::set<Config> distinct(configs.begin(), configs.end());
+  const std::vector<Config> candidates(distinct.begin(), distinct.end());
+  const std::vector<double> rated = history_model_->Predict(candidates);
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return rated[a] > rated[b]; });
+  order.resize(std::min(order.size(), static_cast<size_t>(options_.pool_size)));
+  for (size_t i : order) history_ranked_.push_back(candidates[i]);
+  Component(fmt::format("history: {} records of other GPUs; an XGBoost model on them ranks {} "
+                        "candidates for the first batch (alternating with the prior) and adds {} "
+                        "to each pool",
+                        history.size(), history_ranked_.size(), options_.history_pool_size),
+            false);
 }
 
 void GlimpseTuner::ResolveDevice(const Task& task) {
@@ -407,13 +467,30 @@ std::vector<Config> GlimpseTuner::Propose(size_t n) {
 }
 
 void GlimpseTuner::InitialBatch(size_t count, std::vector<Config>& out) {
-  std::vector<Config> picks;
+  std::vector<Config> prior_picks;
   if (distribution_) {
-    picks = EnumerateByProbability(
+    prior_picks = EnumerateByProbability(
         *space_, *distribution_, count,
         [&](const Config& config) { return !visited_.count(config) && Accepted(config); },
         kMaxEnumerationVisits);
-    for (const Config& config : picks) visited_.insert(config);
+  }
+  // The history's best-rated candidates and the prior's, alternately, history first; without
+  // history, the prior's in their order.
+  std::vector<Config> picks;
+  size_t next_history = 0, next_prior = 0;
+  auto take = [&](const std::vector<Config>& from, size_t& next) {
+    while (next < from.size()) {
+      const Config& config = from[next++];
+      if (visited_.count(config) || !Accepted(config)) continue;
+      visited_.insert(config);
+      picks.push_back(config);
+      return;
+    }
+  };
+  while (picks.size() < count &&
+         (next_history < history_ranked_.size() || next_prior < prior_picks.size())) {
+    take(history_ranked_, next_history);
+    if (picks.size() < count) take(prior_picks, next_prior);
   }
   if (picks.size() < count) RandomFill(count - picks.size(), visited_, picks);
   out.insert(out.end(), picks.begin(), picks.end());
@@ -460,6 +537,15 @@ void GlimpseTuner::ModelBatch(size_t count, std::vector<Config>& out) {
       excluded.insert(*config);
       pool.push_back(std::move(*config));
     }
+  }
+  // What ran well on other GPUs: the history model's next best-rated unvisited candidates.
+  int from_history = 0;
+  for (const Config& config : history_ranked_) {
+    if (from_history == options_.history_pool_size) break;
+    if (excluded.count(config)) continue;
+    excluded.insert(config);
+    pool.push_back(config);
+    ++from_history;
   }
   if (ensemble_) {
     pool = ensemble_->Filter(pool);
@@ -543,7 +629,7 @@ void RegisterGlimpseTuner() {
         [](const Json& options) {
           return MakeGlimpseTuner(GlimpseTunerOptions::FromJson(options));
         },
-        TunerTraits{.reads_device = true});
+        TunerTraits{.learns_from_history = true, .reads_device = true});
   });
 }
 

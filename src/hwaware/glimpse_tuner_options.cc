@@ -58,11 +58,11 @@ void ReadBool(const Json& json, const std::string& key, bool* out) {
 }  // namespace
 
 GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
-  tuner::CheckOptionKeys(
-      json, kTuner,
-      {"acquisition_model", "budget", "device", "initial_size", "kernel", "pool_size",
-       "prior_model", "prior_pool_size", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
-       "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
+  tuner::CheckOptionKeys(json, kTuner,
+                         {"acquisition_model", "budget", "device", "initial_size", "kernel",
+                          "pool_size", "prior_model", "prior_pool_size", "history_pool_size",
+                          "use_history", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
+                          "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
   GlimpseTunerOptions options;
   ReadString(json, "prior_model", &options.prior_model);
   ReadString(json, "validity_model", &options.validity_model);
@@ -72,6 +72,8 @@ GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
   ReadInt(json, "initial_size", &options.initial_size);
   ReadInt(json, "pool_size", &options.pool_size);
   ReadInt(json, "prior_pool_size", &options.prior_pool_size);
+  ReadInt(json, "history_pool_size", &options.history_pool_size);
+  ReadBool(json, "use_history", &options.use_history);
   ReadInt(json, "budget", &options.budget);
   if (auto kappa = tuner::NumberOption(json, kTuner, "ucb_kappa")) options.ucb_kappa = *kappa;
   ReadInt(json, "surrogate_members", &options.surrogate.members);
@@ -93,6 +95,7 @@ void GlimpseTunerOptions::Validate() const {
   at_least("initial_size", initial_size, 0);
   at_least("pool_size", pool_size, 1);
   at_least("prior_pool_size", prior_pool_size, 0);
+  at_least("history_pool_size", history_pool_size, 0);
   at_least("budget", budget, 1);
   at_least("surrogate_members", surrogate.members, 1);
   at_least("surrogate_rounds", surrogate.num_boost_round, 1);

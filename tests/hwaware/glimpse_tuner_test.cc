@@ -159,6 +159,68 @@ TEST(GlimpseTunerTest, FirstBatchIsThePriorsRankingAndBeatsRandom) {
   EXPECT_GT(best, ExpectedBestOfRandom(scores, 8));
 }
 
+// A recorded space's entries as another GPU's history of the same kernel.
+TransferHistory HistoryOf(const RecordedSpace& recorded) {
+  TransferHistory history;
+  for (const auto& [index, entry] : recorded.entries) {
+    MeasureResult result;
+    result.status = entry.status;
+    if (result.ok()) result.time_s = entry.time_s;
+    history.emplace_back(recorded.space.FromDenseIndex(index), std::move(result));
+  }
+  return history;
+}
+
+TEST(GlimpseTunerTest, HistoryLeadsTheFirstBatchAlternatingWithThePrior) {
+  const auto& recorded = Convolution();
+  Task task = recorded->MakeTask();
+  const GlimpseTunerOptions options = FastOptions("convolution_milo");
+  std::unique_ptr<Tuner> plain = MakeGlimpseTuner(options);
+  plain->Init(task, 9);
+  const std::vector<Config> prior_first = plain->Propose(8);
+
+  // History from a GPU whose records are this space's own: its best-rated candidates are
+  // near the optimum, and they alternate with the prior's ranking, history first.
+  TuningContext context{&task, 9, {}};
+  context.knowledge.history = HistoryOf(*recorded);
+  std::unique_ptr<Tuner> tuner = MakeGlimpseTuner(options);
+  tuner->Init(context);
+  const std::vector<Config> first = tuner->Propose(8);
+  ASSERT_EQ(first.size(), 8u);
+  double best_of_history = 0.0;
+  for (size_t i = 0; i < first.size(); i += 2) {
+    best_of_history = std::max(best_of_history, RelativeToOptimum(*recorded, first[i]));
+  }
+  EXPECT_GE(best_of_history, 0.9);
+  std::vector<Config> prior_positions;
+  for (size_t i = 1; i < first.size(); i += 2) prior_positions.push_back(first[i]);
+  // The prior's picks keep their order (the ones history already took are skipped).
+  std::vector<Config> expected;
+  for (const Config& config : prior_first) {
+    if (std::find(first.begin(), first.end(), config) == first.end()) continue;
+    if (std::find(prior_positions.begin(), prior_positions.end(), config) !=
+        prior_positions.end()) {
+      expected.push_back(config);
+    }
+  }
+  EXPECT_EQ(prior_positions, expected);
+  const std::vector<std::string> lines = GlimpseTunerComponents(*tuner);
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+    return line.rfind("history: " + std::to_string(context.knowledge.history.size()) + " records",
+                      0) == 0;
+  }));
+
+  // use_history false: the history changes nothing.
+  GlimpseTunerOptions ignoring = options;
+  ignoring.use_history = false;
+  std::unique_ptr<Tuner> ablation = MakeGlimpseTuner(ignoring);
+  ablation->Init(context);
+  EXPECT_EQ(ablation->Propose(8), prior_first);
+
+  RegisterGlimpseTuner();
+  EXPECT_TRUE(TraitsOfTuner("glimpse").learns_from_history);
+}
+
 TEST(GlimpseTunerTest, ValidityEnsemblePrunesTheFirstBatchAndThePool) {
   const auto& recorded = Pnpoly();
   const GpuSpec& gpu = LookupGpu(recorded->device_name);
