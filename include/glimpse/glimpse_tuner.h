@@ -25,7 +25,8 @@
 // records on one scale. The first batch alternates its best-ranked configurations with the
 // prior's (history first: measured evidence before the learned prior), both through the validity
 // ensemble; later batches add the next `history_pool_size` unvisited ones to the acquisition's
-// pool. Without history (or with use_history false) nothing changes.
+// pool. Configurations that failed wherever the history measured them are not proposed
+// (history_rejects_failures). Without history (or with use_history false) nothing changes.
 //
 // Every component can be missing. With no prior model (or none for this space), the first batch
 // is uniform random; with no validity model (or no kernel model for this space), nothing is
@@ -216,8 +217,11 @@ struct GlimpseTunerOptions {
   // With history: its model's best-rated unvisited candidates added to the pool per batch.
   int history_pool_size = 16;
   bool use_history = true;  // false: ignore TargetKnowledge::history (an ablation)
-  int budget = 400;         // T of the acquisition's t/T (the harness passes its budget)
-  double ucb_kappa = 1.0;   // the fallback acquisition
+  // With history: configurations that failed on every GPU that measured them are not proposed
+  // (unless nothing else is left), as those the validity ensemble rejects.
+  bool history_rejects_failures = true;
+  int budget = 400;        // T of the acquisition's t/T (the harness passes its budget)
+  double ucb_kappa = 1.0;  // the fallback acquisition
   SurrogateOptions surrogate;
   int sa_parallel_size = 64;  // the annealer (SaOptimizer) on the surrogate's mean
   int sa_n_iter = 200;

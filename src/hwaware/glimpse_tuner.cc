@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -148,7 +149,11 @@ class GlimpseTuner : public Tuner {
   // A component line; fallbacks are also said on stderr (unless quiet).
   void Component(const std::string& line, bool fallback);
 
-  bool Accepted(const Config& config) const { return !ensemble_ || ensemble_->IsValid(config); }
+  // Neither the validity ensemble nor the history (a configuration that failed on every GPU that
+  // measured it) rejects it.
+  bool Accepted(const Config& config) const {
+    return (!ensemble_ || ensemble_->IsValid(config)) && !history_failed_.count(config);
+  }
   bool InInitialPhase() const;
   void InitialBatch(size_t count, std::vector<Config>& out);
   void ModelBatch(size_t count, std::vector<Config>& out);
@@ -181,6 +186,7 @@ class GlimpseTuner : public Tuner {
   // The history's model, and the candidates it rates best (best first), ranked once at Init.
   std::shared_ptr<CostModel> history_model_;
   std::vector<Config> history_ranked_;
+  ConfigSet history_failed_;  // failed wherever the history measured them
 
   // The search.
   std::optional<SurrogateEnsemble> surrogate_;
@@ -256,6 +262,7 @@ void GlimpseTuner::Init(const TuningContext& context) {
 void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed) {
   history_model_.reset();
   history_ranked_.clear();
+  history_failed_.clear();
   if (history.empty() || !options_.use_history) {
     Component(history.empty() ? "history: none (no records of this kernel on other GPUs)"
                               : "history: ignored (use_history false)",
@@ -296,10 +303,21 @@ void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed)
                    [&](size_t a, size_t b) { return rated[a] > rated[b]; });
   order.resize(std::min(order.size(), static_cast<size_t>(options_.pool_size)));
   for (size_t i : order) history_ranked_.push_back(candidates[i]);
+  // What failed on every GPU that measured it (a resource limit the kernel shares across GPUs,
+  // most often) is not proposed, as the validity ensemble's rejections are not.
+  if (options_.history_rejects_failures) {
+    std::map<Config, bool> any_ok;
+    for (size_t i = 0; i < configs.size(); ++i) any_ok[configs[i]] |= scores[i] > 0.0;
+    for (const auto& [config, ok] : any_ok) {
+      if (!ok) history_failed_.insert(config);
+    }
+  }
   Component(fmt::format("history: {} records of other GPUs; an XGBoost model on them ranks {} "
                         "candidates for the first batch (alternating with the prior) and adds {} "
-                        "to each pool",
-                        history.size(), history_ranked_.size(), options_.history_pool_size),
+                        "to each pool; {} configurations that failed wherever measured are not "
+                        "proposed",
+                        history.size(), history_ranked_.size(), options_.history_pool_size,
+                        history_failed_.size()),
             false);
 }
 
@@ -498,12 +516,12 @@ void GlimpseTuner::InitialBatch(size_t count, std::vector<Config>& out) {
 
 void GlimpseTuner::RandomFill(size_t count, ConfigSet& excluded, std::vector<Config>& out) {
   const size_t target = out.size() + count;
-  if (ensemble_) {
+  if (ensemble_ || !history_failed_.empty()) {
     const size_t draws = count * kAcceptedDrawsPerConfig;
     for (size_t draw = 0; draw < draws && out.size() < target; ++draw) {
       std::optional<Config> config = sampler_.Next(rng_, excluded);
       if (!config) return;  // nothing unvisited is left at all
-      if (!ensemble_->IsValid(*config)) continue;
+      if (!Accepted(*config)) continue;
       excluded.insert(*config);
       out.push_back(std::move(*config));
     }
@@ -547,8 +565,13 @@ void GlimpseTuner::ModelBatch(size_t count, std::vector<Config>& out) {
     pool.push_back(config);
     ++from_history;
   }
-  if (ensemble_) {
-    pool = ensemble_->Filter(pool);
+  if (ensemble_) pool = ensemble_->Filter(pool);
+  if (!history_failed_.empty()) {
+    pool.erase(std::remove_if(pool.begin(), pool.end(),
+                              [&](const Config& config) { return history_failed_.count(config); }),
+               pool.end());
+  }
+  if (ensemble_ || !history_failed_.empty()) {
     // Rejected candidates may come back in the top-up below when nothing else is left.
     excluded = visited_;
     excluded.insert(pool.begin(), pool.end());

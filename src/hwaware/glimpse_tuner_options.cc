@@ -58,11 +58,12 @@ void ReadBool(const Json& json, const std::string& key, bool* out) {
 }  // namespace
 
 GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
-  tuner::CheckOptionKeys(json, kTuner,
-                         {"acquisition_model", "budget", "device", "initial_size", "kernel",
-                          "pool_size", "prior_model", "prior_pool_size", "history_pool_size",
-                          "use_history", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
-                          "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
+  tuner::CheckOptionKeys(
+      json, kTuner,
+      {"acquisition_model", "budget", "device", "initial_size", "kernel", "pool_size",
+       "prior_model", "prior_pool_size", "history_pool_size", "history_rejects_failures",
+       "use_history", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
+       "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
   GlimpseTunerOptions options;
   ReadString(json, "prior_model", &options.prior_model);
   ReadString(json, "validity_model", &options.validity_model);
@@ -74,6 +75,7 @@ GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
   ReadInt(json, "prior_pool_size", &options.prior_pool_size);
   ReadInt(json, "history_pool_size", &options.history_pool_size);
   ReadBool(json, "use_history", &options.use_history);
+  ReadBool(json, "history_rejects_failures", &options.history_rejects_failures);
   ReadInt(json, "budget", &options.budget);
   if (auto kappa = tuner::NumberOption(json, kTuner, "ucb_kappa")) options.ucb_kappa = *kappa;
   ReadInt(json, "surrogate_members", &options.surrogate.members);

@@ -204,6 +204,15 @@ TEST(GlimpseTunerTest, HistoryLeadsTheFirstBatchAlternatingWithThePrior) {
     }
   }
   EXPECT_EQ(prior_positions, expected);
+  // What failed in the history is never proposed (the history here is this space's own records).
+  std::set<Config> failed;
+  for (const auto& [config, result] : context.knowledge.history) {
+    if (!result.ok()) failed.insert(config);
+  }
+  ASSERT_FALSE(failed.empty());
+  const std::vector<Config> later = tuner->Propose(8);
+  for (const Config& config : first) EXPECT_EQ(failed.count(config), 0u);
+  for (const Config& config : later) EXPECT_EQ(failed.count(config), 0u);
   const std::vector<std::string> lines = GlimpseTunerComponents(*tuner);
   EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
     return line.rfind("history: " + std::to_string(context.knowledge.history.size()) + " records",
