@@ -71,14 +71,18 @@ std::vector<Loop> ConvolutionLaunchLoops(int64_t images, const TiledAxis& channe
           {"t" + columns.name, columns.tile[2], LoopKind::kThreadX}};
 }
 
-int AddThreadAccumulator(LoopNest& nest, const std::vector<TiledAxis>& axes,
-                         const std::string& layout, const std::string& thread_loop) {
+ThreadAccumulator::ThreadAccumulator(LoopNest& nest, std::vector<TiledAxis> tiled,
+                                     const std::string& layout, const std::string& thread_loop)
+    : axes(std::move(tiled)) {
   std::vector<int64_t> shape;
   for (const TiledAxis& axis : axes) shape.push_back(axis.ThreadExtent());
-  const int acc = nest.AddTensor(
+  tensor = nest.AddTensor(
       {"acc", std::move(shape), layout, DType::kFloat32, TensorRole::kTemp, -1, thread_loop});
-  nest.tensors[acc].scope = MemoryScope::kLocal;
-  return acc;
+  nest.tensors[tensor].scope = MemoryScope::kLocal;
+}
+
+Node ThreadAccumulator::Zero() const {
+  return NestLoops(Loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, At("z_")))});
 }
 
 AxisBinding ConvolutionOutputElement(const std::string& channel_axis, const TiledAxis& channels,

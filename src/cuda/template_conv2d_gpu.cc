@@ -109,15 +109,8 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   nest.tensors[w_tile.tensor].scope = MemoryScope::kShared;
   // Positions inside the block's tile and in the output, for loops with prefix `p` ("" for the
   // compute, "z_" zeroing, "s_" storing): the vthread and inner loops are the prefix's own.
-  const std::vector<TiledAxis> axes = {{"f", tf}, {"y", ty}, {"x", tx}};
-  const int acc = AddThreadAccumulator(nest, axes, "KHW", "tx");
-  const TiledAxis &axis_f = axes[0], &axis_y = axes[1], &axis_x = axes[2];
-  auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
-  auto tile_loops = [&](const std::string& p) {
-    return ThreadTileLoops(axes, p, LoopKind::kSerial);
-  };
-
-  Node zero = NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))});
+  const ThreadAccumulator acc(nest, {{"f", tf}, {"y", ty}, {"x", tx}}, "KHW", "tx");
+  const TiledAxis &axis_f = acc.axes[0], &axis_y = acc.axes[1], &axis_x = acc.axes[2];
 
   // Cooperative copies of this reduction step's input window and weight tile.
   Stmt load_a =
@@ -141,18 +134,17 @@ LoopNest MakeConv2dGpuNest(const Conv2dShape& shape, const ConfigView& config) {
   at["c"] = E::Var("rco", rci) + E::Var("rci");
   at["r"] = E::Var("ryo", ryi) + E::Var("ryi");
   at["s"] = E::Var("rxo", rxi) + E::Var("rxi");
-  Stmt mac = compute.MultiplyAdd(acc_at(""), at, &in_tile, &w_tile);
+  Stmt mac = compute.MultiplyAdd(acc.At(""), at, &in_tile, &w_tile);
   std::vector<Loop> inner = {{"rci", rci}, {"ryi", ryi}, {"rxi", rxi}};
-  for (const Loop& loop : tile_loops("")) inner.push_back(loop);
+  for (const Loop& loop : acc.Loops("")) inner.push_back(loop);
   Node multiply_add = NestLoops(inner, {Node::MakeStmt(mac)});
   Node reduction = NestLoops({{"rco", trc[0]}, {"ryo", try_[0]}, {"rxo", trx[0]}},
                              {std::move(copy_a), std::move(copy_w), std::move(multiply_add)});
 
-  Stmt store = compute.Store(element("s_"), acc_at("s_"));
-  Node store_nest = NestLoops(tile_loops("s_"), {Node::MakeStmt(store)});
+  Node store_nest = acc.Store(compute.Store(element("s_"), acc.At("s_")));
 
   nest.body.push_back(NestLoops(ConvolutionLaunchLoops(shape.n, axis_f, axis_y, axis_x),
-                                {std::move(zero), std::move(reduction), std::move(store_nest)}));
+                                {acc.Zero(), std::move(reduction), std::move(store_nest)}));
 
   // auto_unroll_max_step bounds the iterations of the unrolled innermost loops (TVM's step
   // count); unroll_explicit = 1 lets the unrolling reach the inner reduction loops too (see

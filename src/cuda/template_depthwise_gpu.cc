@@ -67,13 +67,8 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
   LoopNest nest;
   nest.name = "depthwise_conv2d_gpu";
   const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
-  const std::vector<TiledAxis> axes = {{"c", tc}, {"y", ty}, {"x", tx}};
-  const int acc = AddThreadAccumulator(nest, axes, "CHW", "tx");
-  const TiledAxis &axis_c = axes[0], &axis_y = axes[1], &axis_x = axes[2];
-  auto acc_at = [&](const std::string& p) { return ThreadTileAccess(acc, axes, p); };
-  auto tile_loops = [&](const std::string& p) {
-    return ThreadTileLoops(axes, p, LoopKind::kSerial);
-  };
+  const ThreadAccumulator acc(nest, {{"c", tc}, {"y", ty}, {"x", tx}}, "CHW", "tx");
+  const TiledAxis &axis_c = acc.axes[0], &axis_y = acc.axes[1], &axis_x = acc.axes[2];
 
   auto element = [&](const std::string& p) {
     return ConvolutionOutputElement("c", axis_c, axis_y, axis_x, p);
@@ -103,16 +98,14 @@ LoopNest MakeDepthwiseGpuNest(const DepthwiseConv2dShape& shape, const ConfigVie
                                     {Node::MakeStmt(load)}));
   }
 
-  thread_body.push_back(
-      NestLoops(tile_loops("z_"), {Node::MakeStmt(Stmt(StmtKind::kZero, acc_at("z_")))}));
-  Stmt mac = compute.MultiplyAdd(acc_at(""), at, in_tile ? &*in_tile : nullptr);
+  thread_body.push_back(acc.Zero());
+  Stmt mac = compute.MultiplyAdd(acc.At(""), at, in_tile ? &*in_tile : nullptr);
   std::vector<Loop> inner = {{"r", shape.r, LoopKind::kUnrolled},
                              {"s", shape.s, LoopKind::kUnrolled}};
-  for (const Loop& loop : tile_loops("")) inner.push_back(loop);
+  for (const Loop& loop : acc.Loops("")) inner.push_back(loop);
   thread_body.push_back(NestLoops(inner, {Node::MakeStmt(mac)}));
 
-  Stmt store = compute.Store(element("s_"), acc_at("s_"));
-  thread_body.push_back(NestLoops(tile_loops("s_"), {Node::MakeStmt(store)}));
+  thread_body.push_back(acc.Store(compute.Store(element("s_"), acc.At("s_"))));
 
   nest.body.push_back(
       NestLoops(ConvolutionLaunchLoops(shape.n, axis_c, axis_y, axis_x), std::move(thread_body)));

@@ -62,10 +62,23 @@ std::vector<Loop> ThreadTileLoops(const std::vector<TiledAxis>& axes, const std:
 Access ThreadTileAccess(int tensor, const std::vector<TiledAxis>& axes, const std::string& prefix,
                         std::vector<AffineExpr> more = {});
 
-// Adds the thread's accumulator "acc" over its own tile of `axes` (ThreadExtent each), held in
-// registers (MemoryScope::kLocal) under the thread loop `thread_loop`; returns its tensor index.
-int AddThreadAccumulator(LoopNest& nest, const std::vector<TiledAxis>& axes,
-                         const std::string& layout, const std::string& thread_loop);
+// A thread's accumulator "acc" over its own tile of `axes` (ThreadExtent each), held in registers
+// (MemoryScope::kLocal) under the thread loop `thread_loop`, and the loops over it: those with
+// prefix "z_" zero it, "" compute into it, "s_" store it (TiledAxis's loop names).
+struct ThreadAccumulator {
+  ThreadAccumulator(LoopNest& nest, std::vector<TiledAxis> axes, const std::string& layout,
+                    const std::string& thread_loop);
+  Access At(const std::string& prefix) const { return ThreadTileAccess(tensor, axes, prefix); }
+  std::vector<Loop> Loops(const std::string& prefix) const {
+    return ThreadTileLoops(axes, prefix, LoopKind::kSerial);
+  }
+  Node Zero() const;  // acc = 0 over the "z_" loops
+  // `stmt` (the output statement) over the "s_" loops.
+  Node Store(Stmt stmt) const { return NestLoops(Loops("s_"), {Node::MakeStmt(std::move(stmt))}); }
+
+  std::vector<TiledAxis> axes;
+  int tensor = -1;
+};
 
 // The launch of the convolution templates, outermost first: blocks over the images and the
 // blocks of `channels` (z), `rows` (y) and `columns` (x) — loops n, b<a> —, then the threads of

@@ -5,18 +5,19 @@
 #include <utility>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/replay.h"
 
 namespace glimpse {
 
 namespace {
 
-std::string Field(const Json& record, const char* key, const std::string& where) {
-  if (!record.contains(key) || !record[key].is_string()) {
-    throw Error(where + "." + key + ": missing or not a string");
-  }
-  return record[key].get<std::string>();
-}
+// The string fields of a record, by key.
+constexpr std::pair<const char*, std::string ClblastRecord::*> kStringFields[] = {
+    {"kernel", &ClblastRecord::kernel},
+    {"device", &ClblastRecord::device},
+    {"vendor", &ClblastRecord::vendor},
+    {"architecture", &ClblastRecord::architecture}};
 
 }  // namespace
 
@@ -37,14 +38,11 @@ std::vector<ClblastRecord> LoadClblastBest(const std::string& path) {
     const Json& r = list[i];
     if (!r.is_object()) throw Error(where + ": not an object");
     ClblastRecord record;
-    record.kernel = Field(r, "kernel", where);
-    record.device = Field(r, "device", where);
-    record.vendor = Field(r, "vendor", where);
-    record.architecture = Field(r, "architecture", where);
-    if (!r.contains("params") || !r["params"].is_object()) {
-      throw Error(where + ".params: missing or not an object");
+    for (const auto& [key, field] : kStringFields) record.*field = RequireString(r, key, where);
+    record.params = RequireField(r, "params", where);
+    if (!record.params.is_object()) {
+      throw Error(where + ": field 'params' must be an object, not " + record.params.dump());
     }
-    record.params = r["params"];
     records.push_back(std::move(record));
   }
   return records;

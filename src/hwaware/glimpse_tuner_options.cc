@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glimpse/error.h"
@@ -55,6 +56,28 @@ void ReadBool(const Json& json, const std::string& key, bool* out) {
   }
 }
 
+// The options that are plain fields, by key and type (the surrogate's two are nested).
+using Options = GlimpseTunerOptions;
+constexpr std::pair<const char*, std::string Options::*> kStringOptions[] = {
+    {"prior_model", &Options::prior_model},
+    {"validity_model", &Options::validity_model},
+    {"acquisition_model", &Options::acquisition_model},
+    {"device", &Options::device},
+    {"kernel", &Options::kernel}};
+constexpr std::pair<const char*, int Options::*> kIntOptions[] = {
+    {"initial_size", &Options::initial_size},
+    {"pool_size", &Options::pool_size},
+    {"prior_pool_size", &Options::prior_pool_size},
+    {"history_pool_size", &Options::history_pool_size},
+    {"budget", &Options::budget},
+    {"sa_parallel_size", &Options::sa_parallel_size},
+    {"sa_n_iter", &Options::sa_n_iter},
+    {"sa_early_stop", &Options::sa_early_stop}};
+constexpr std::pair<const char*, bool Options::*> kBoolOptions[] = {
+    {"quiet", &Options::quiet},
+    {"use_history", &Options::use_history},
+    {"history_rejects_failures", &Options::history_rejects_failures}};
+
 }  // namespace
 
 GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
@@ -65,25 +88,12 @@ GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
        "use_history", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
        "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
   GlimpseTunerOptions options;
-  ReadString(json, "prior_model", &options.prior_model);
-  ReadString(json, "validity_model", &options.validity_model);
-  ReadString(json, "acquisition_model", &options.acquisition_model);
-  ReadString(json, "device", &options.device);
-  ReadString(json, "kernel", &options.kernel);
-  ReadInt(json, "initial_size", &options.initial_size);
-  ReadInt(json, "pool_size", &options.pool_size);
-  ReadInt(json, "prior_pool_size", &options.prior_pool_size);
-  ReadInt(json, "history_pool_size", &options.history_pool_size);
-  ReadBool(json, "use_history", &options.use_history);
-  ReadBool(json, "history_rejects_failures", &options.history_rejects_failures);
-  ReadInt(json, "budget", &options.budget);
+  for (const auto& [key, member] : kStringOptions) ReadString(json, key, &(options.*member));
+  for (const auto& [key, member] : kIntOptions) ReadInt(json, key, &(options.*member));
+  for (const auto& [key, member] : kBoolOptions) ReadBool(json, key, &(options.*member));
   if (auto kappa = tuner::NumberOption(json, kTuner, "ucb_kappa")) options.ucb_kappa = *kappa;
   ReadInt(json, "surrogate_members", &options.surrogate.members);
   ReadInt(json, "surrogate_rounds", &options.surrogate.num_boost_round);
-  ReadInt(json, "sa_parallel_size", &options.sa_parallel_size);
-  ReadInt(json, "sa_n_iter", &options.sa_n_iter);
-  ReadInt(json, "sa_early_stop", &options.sa_early_stop);
-  ReadBool(json, "quiet", &options.quiet);
   options.Validate();
   return options;
 }
