@@ -231,7 +231,6 @@ void PrintResultsTable(const StudyResults& results, std::ostream& out);
 enum class TransferMode : uint8_t { kOtherDevices, kOtherArchitectures, kOtherVendors };
 // "leave-one-device-out", "leave-one-architecture-out", "leave-one-vendor-out"
 const char* TransferModeName(TransferMode mode);
-std::vector<std::string> TransferModeNames();
 // Error naming the known modes for an unknown name.
 TransferMode ParseTransferMode(const std::string& name);
 

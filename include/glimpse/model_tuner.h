@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "glimpse/cost_model.h"
 #include "glimpse/json.h"
 #include "glimpse/measure.h"
 #include "glimpse/space.h"
@@ -84,6 +85,21 @@ struct XgbTunerOptions {
 
 // The XGBoost tuner. Name() is "xgb" for rank loss and "xgb-reg" for regression loss.
 std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options = {});
+
+// ---- Learning from other devices' records (TargetKnowledge::history; AutoTVM's load_history)
+
+// The boosting a model of a history gets (AutoTVM's transfer base model): at most this many
+// rounds, stopping after this many without improvement.
+inline constexpr int kHistoryModelBoostRounds = 400;
+inline constexpr int kHistoryModelEarlyStop = 100;
+
+// An XGBoost cost model of `history` — `options`' loss, features, seed and recall k with the
+// boosting above — fitted on every record scored 1/time (failures and non-positive times 0); null
+// when the history holds fewer than `min_records` records. Error naming `tuner` and the record for
+// a configuration outside `space` (which outlives the model).
+std::unique_ptr<CostModel> FitHistoryModel(const ConfigSpace& space, const TransferHistory& history,
+                                           XgbCostModelOptions options, const std::string& tuner,
+                                           size_t min_records = 0);
 
 // Registers "xgb" (rank loss), "xgb-reg" (regression loss) and "chameleon" in the tuner registry.
 // Idempotent: later calls do nothing. The command line calls it at startup.

@@ -9,6 +9,7 @@
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
 #include "glimpse/json_file.h"
+#include "glimpse/tuner.h"
 
 namespace glimpse {
 
@@ -128,10 +129,15 @@ StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::s
     } catch (const Error& e) {
       parser.Fail(field + ".transfer", e.what());
     }
-    if (strategy.tuner != "xgb" && strategy.tuner != "xgb-reg" && strategy.tuner != "glimpse") {
-      parser.Fail(
-          field + ".transfer",
-          "transfer learning needs tuner xgb, xgb-reg or glimpse (got '" + strategy.tuner + "')");
+    // By the strategy's traits where the registry knows it already (the runner checks again once
+    // every strategy is registered).
+    const std::vector<std::string> known = KnownTuners();
+    if (std::find(known.begin(), known.end(), strategy.tuner) != known.end() &&
+        !TraitsOfTuner(strategy.tuner).learns_from_history) {
+      parser.Fail(field + ".transfer",
+                  "transfer learning needs a strategy that learns from history; '" +
+                      strategy.tuner + "' does not (these do: " +
+                      TunersWith([](const TunerTraits& t) { return t.learns_from_history; }) + ")");
     }
   }
   return strategy;

@@ -1,8 +1,9 @@
 // Transfer-learning histories of the studies: which devices of a group a run may learn from, and
 // their entries mapped into the run's space (see glimpse/evaluation.h).
 #include <algorithm>
-#include <array>
+#include <iterator>
 
+#include "glimpse/enum_name.h"
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
 #include "glimpse/hardware.h"
@@ -11,8 +12,9 @@ namespace glimpse {
 
 namespace {
 
-constexpr std::array<const char*, 3> kTransferModeNames = {
-    "leave-one-device-out", "leave-one-architecture-out", "leave-one-vendor-out"};
+// In TransferMode's order.
+constexpr const char* kTransferModeNames[] = {"leave-one-device-out", "leave-one-architecture-out",
+                                              "leave-one-vendor-out"};
 
 void CheckHeldOut(size_t held_out, size_t size) {
   if (held_out >= size) {
@@ -36,15 +38,11 @@ std::string FamilyOf(const std::string& device, TransferMode mode) {
 }  // namespace
 
 const char* TransferModeName(TransferMode mode) {
-  return kTransferModeNames.at(static_cast<size_t>(mode));
-}
-
-std::vector<std::string> TransferModeNames() {
-  return {kTransferModeNames.begin(), kTransferModeNames.end()};
+  return EnumName(mode, kTransferModeNames, "unknown transfer mode");
 }
 
 TransferMode ParseTransferMode(const std::string& name) {
-  for (size_t i = 0; i < kTransferModeNames.size(); ++i) {
+  for (size_t i = 0; i < std::size(kTransferModeNames); ++i) {
     if (name == kTransferModeNames[i]) return static_cast<TransferMode>(i);
   }
   std::string known;

@@ -23,6 +23,7 @@
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
 #include "glimpse/model_search.h"
+#include "glimpse/model_tuner.h"
 #include "glimpse/prior_generator.h"
 #include "hwaware/prior_internal.h"
 
@@ -36,10 +37,6 @@ using model::ConfigSet;
 constexpr uint64_t kSurrogateSeedSalt = 0x911e'0001;
 constexpr uint64_t kAnnealerSeedSalt = 0x911e'0002;
 constexpr uint64_t kHistorySeedSalt = 0x911e'0003;
-// The history model's boosting, as the xgb tuner's transfer base model (AutoTVM's load_history);
-// its loss is the regression (see ResolveHistory).
-constexpr int kHistoryBoostRounds = 400;
-constexpr int kHistoryEarlyStop = 100;
 // The prior's best-first enumeration visits at most this many candidates per initial batch (it
 // skips restricted, rejected and visited ones), so that a prior concentrated on configurations
 // the restrictions forbid cannot stall a batch.
@@ -269,33 +266,23 @@ void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed)
               false);
     return;
   }
-  std::vector<Config> configs;
-  std::vector<double> scores;
-  for (size_t i = 0; i < history.size(); ++i) {
-    const auto& [config, result] = history[i];
-    if (!space_->InRange(config)) {
-      throw Error(fmt::format(
-          "tuner 'glimpse': history record {} is not a configuration of this task's space", i));
-    }
-    configs.push_back(config);
-    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
-    scores.push_back(ok ? 1.0 / result.time_s : 0.0);
-  }
   XgbCostModelOptions model_options;
   model_options.seed = seed ^ kHistorySeedSalt;
   // Squared error on the normalised throughput: ranking the history's own configurations, it put
   // a 0.93-of-optimum configuration first where the pairwise ranking loss put a failure first
   // (convolution_milo/A100's records as history, GlimpseTunerTest).
   model_options.loss_type = "reg";
-  model_options.num_boost_round = kHistoryBoostRounds;
-  model_options.early_stopping_rounds = kHistoryEarlyStop;
-  history_model_ = MakeXgbCostModel(*space_, model_options);
-  history_model_->Fit(configs, scores);
+  history_model_ = FitHistoryModel(*space_, history, model_options, "glimpse");
+  // Each configuration the history holds, and whether it ran on some GPU.
+  std::map<Config, bool> ran_ok;
+  for (const auto& [config, result] : history) {
+    ran_ok[config] |= result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
+  }
   // The candidates: the history's own configurations (what ran on other GPUs), ranked by the
   // model, which puts every GPU's records on one scale. Enough for a first batch and the pools
   // after it; the pools take the next unvisited ones.
-  const std::set<Config> distinct(configs.begin(), configs.end());
-  const std::vector<Config> candidates(distinct.begin(), distinct.end());
+  std::vector<Config> candidates;
+  for (const auto& [config, ok] : ran_ok) candidates.push_back(config);
   const std::vector<double> rated = history_model_->Predict(candidates);
   std::vector<size_t> order(candidates.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -306,9 +293,7 @@ void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed)
   // What failed on every GPU that measured it (a resource limit the kernel shares across GPUs,
   // most often) is not proposed, as the validity ensemble's rejections are not.
   if (options_.history_rejects_failures) {
-    std::map<Config, bool> any_ok;
-    for (size_t i = 0; i < configs.size(); ++i) any_ok[configs[i]] |= scores[i] > 0.0;
-    for (const auto& [config, ok] : any_ok) {
+    for (const auto& [config, ok] : ran_ok) {
       if (!ok) history_failed_.insert(config);
     }
   }

@@ -54,10 +54,8 @@ namespace {
 // Seeds of the planner's and the models' random streams, apart from the tuner's own.
 constexpr uint64_t kBaseModelSeedSalt = 0x5a17'0002;
 constexpr uint64_t kPresampleSeedSalt = 0x5a17'0003;
-// AutoTVM fit_log: the base model trains 400 rounds at most, stops after 100 without progress,
-// and measures recall on twice the plan size.
-constexpr int kBaseBoostRounds = 400;
-constexpr int kBaseEarlyStop = 100;
+// AutoTVM fit_log: the base model's boosting is FitHistoryModel's (400 rounds at most, stopping
+// after 100 without progress); it measures recall on twice the plan size.
 
 class XgbTuner : public Tuner {
  public:
@@ -139,28 +137,12 @@ void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
 }
 
 void XgbTuner::LoadHistory(uint64_t seed, const TransferHistory& history) {
-  std::vector<Config> configs;
-  std::vector<double> scores;
-  for (size_t i = 0; i < history.size(); ++i) {
-    const auto& [config, result] = history[i];
-    if (!space_->InRange(config)) {
-      throw Error("tuner '" + Name() + "': history record " + std::to_string(i) +
-                  " is not a configuration of this task's space (" +
-                  std::to_string(config.indices.size()) + " knob indices for " +
-                  std::to_string(space_->NumKnobs()) + " knobs, or an index out of range)");
-    }
-    configs.push_back(config);
-    const bool ok = result.ok() && std::isfinite(result.time_s) && result.time_s > 0.0;
-    scores.push_back(ok ? 1.0 / result.time_s : 0.0);
-  }
-  // AutoTVM fit_log: too few records to be worth a base model.
-  if (configs.size() < static_cast<size_t>(options_.min_seed_records)) return;
   XgbCostModelOptions base_options = CostModelOptions(options_, seed);
-  base_options.num_boost_round = kBaseBoostRounds;
-  base_options.early_stopping_rounds = kBaseEarlyStop;
   base_options.recall_k = 2 * options_.plan_size;
-  std::shared_ptr<CostModel> base = MakeXgbCostModel(*space_, base_options);
-  base->Fit(configs, scores);
+  // AutoTVM fit_log: too few records to be worth a base model.
+  std::shared_ptr<CostModel> base = FitHistoryModel(*space_, history, base_options, Name(),
+                                                    static_cast<size_t>(options_.min_seed_records));
+  if (!base) return;
   if (trials_.empty()) {
     trials_ = search_.optimizer->FindMaximums(*base, options_.plan_size, search_.visited);
     trial_pt_ = 0;

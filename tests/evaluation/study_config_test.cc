@@ -117,7 +117,8 @@ TEST(StudyConfigTest, ErrorsNameTheStudyAndTheField) {
       {"bad transfer", [](Json& j) { j["strategies"][1]["transfer"] = "all"; },
        "strategies[1].transfer: unknown mode 'all'"},
       {"transfer without xgb", [](Json& j) { j["strategies"][1]["tuner"] = "ga"; },
-       "strategies[1].transfer: transfer learning needs tuner xgb"},
+       "strategies[1].transfer: transfer learning needs a strategy that learns from history; 'ga' "
+       "does not"},
       {"duplicate strategy", [](Json& j) { j["strategies"][1]["name"] = "random"; },
        "strategies[1].name: duplicate"},
       {"options not an object", [](Json& j) { j["strategies"][0]["options"] = 3; },
