@@ -84,7 +84,7 @@ class FakeRunner : public Runner {
     events_.log.push_back("run " + std::to_string(inputs.size()));
     const int builds_before = events_.builds_started;
     if (wait_ && ++runs_ == 1) {
-      events_.changed.wait_for(lock, std::chrono::seconds(5),
+      events_.changed.wait_for(lock, std::chrono::seconds(60),
                                [&] { return events_.builds_started > builds_before; });
     }
     std::vector<MeasureResult> results;
