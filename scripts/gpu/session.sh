@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a session with a lent GPU machine runs, in as few device-tool calls as possible: a machine
-# is released after a short idle time and restarting one costs minutes of the session's 30, so
-# each call should do as much as fits in its 600 s (docs/gpu-machine.md, "A whole session").
+# is released after a short idle time and restarting one costs minutes of the session's device
+# time, so each call should do as much as fits in its 600 s (docs/gpu-machine.md, "A whole session").
 #
 # Usage: scripts/gpu/session.sh PART [--out DIR] [--deadline S] [--tuner T] [--db FILE]
 #                                [--bundle DIR]

@@ -328,6 +328,11 @@ CudaKernel DenseKernel(const std::string& symbol, const std::string& store,
   return kernel;
 }
 
+// A prologue that never ends: the inputs are drawn from [-1, 1], so a[0] < 2 always holds, and a
+// volatile read of global memory is one the compiler cannot fold. (A loop on a volatile local
+// variable was compiled away: on an H200 with CUDA 13's NVRTC that kernel ran to completion.)
+constexpr const char* kSpinForever = "  while (*(const volatile float*)a < 2.0f) {}\n";
+
 CudaKernel CorrectKernel(const std::string& symbol) {
   return DenseKernel(symbol, "out[m * 256 + n] = acc;");
 }
@@ -366,7 +371,7 @@ std::vector<CudaKernel> PlantedKernels() {
   return {CorrectKernel("dense_ok"),
           DenseKernel("dense_oob", "out[m * 256 + n + (1ll << 34)] = acc;"),
           DenseKernel("dense_hang", "out[m * 256 + n] = acc;",
-                      "  volatile int spin = 1;\n  while (spin) {}\n"),
+                      kSpinForever),
           DenseKernel("dense_wrong", "out[m * 256 + n] = acc * 1.01f;"),
           DenseKernel("dense_hole", "if (n != 77) out[m * 256 + n] = acc;"),
           PreparedKernel("dense_prepared")};
@@ -459,7 +464,7 @@ TEST_F(GpuDeviceTest, CorrectKernelIsMeasuredAndAFaultGetsAFreshWorker) {
 TEST_F(GpuDeviceTest, AnInfiniteLoopIsRunTimeoutAndTheNextCandidateRuns) {
   std::vector<BuildResult> builds = Build({
       DenseKernel("dense_hang", "out[m * 256 + n] = acc;",
-                  "  volatile int spin = 1;\n  while (spin) {}\n"),
+                  kSpinForever),
       CorrectKernel("dense_after_hang"),
   });
   GpuRunnerOptions options = FastOptions();
