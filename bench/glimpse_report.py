@@ -20,7 +20,9 @@ the files lack is left out; --strategies picks others. The goals of the issue ar
 Definitions (all medians are over the runs, i.e. seeds, of one space first, then over spaces):
 - measurements to 95 %: the first measurement whose best-so-far performance is >= 0.95 (relative
   tolerance 1e-9); a run that never gets there counts at its budget (docs/bench-results.md).
-- failed fraction: failed measurements / measurements. The failure ratio of two strategies is
+- failed fraction: failed measurements / measurements, where a configuration missing from a
+  partial recording (a run's `not_recorded`, absent = 0 in older files) is a hole in the data,
+  not a failed measurement. The failure ratio of two strategies is
   their pooled failed fractions (all failures / all measurements, over every run of every space
   both ran), so that spaces without failures do not divide by zero.
 - simulated time: recorded compile + benchmark seconds of the measurements (the runs'
@@ -93,6 +95,11 @@ def run_budget(run):
     if "exhaust" in str(run.get("stop_reason", "")) or run.get("max_measurements") is None:
         return run["measurements"]
     return run["max_measurements"]
+
+
+def kernel_failures(run):
+    """Failed measurements less the configurations a partial recording lacks (not failures)."""
+    return run["failed"] - run.get("not_recorded", 0)
 
 
 def performance_points(run, optimum_s):
@@ -212,7 +219,7 @@ class Report:
         for space_id, runs in self.by.get(strategy, {}).items():
             if spaces is not None and space_id not in spaces:
                 continue
-            failed += sum(r["failed"] for r in runs)
+            failed += sum(kernel_failures(r) for r in runs)
             measured += sum(r["measurements"] for r in runs)
         return failed / measured if measured else None
 
@@ -435,12 +442,12 @@ def markdown(report, args, figures):
             "spaces`: the mean, over the spaces where any shown strategy had a failure, of the "
             "per-space median failed fraction.", ""]
     failing = [x for x in report.space_ids
-               if any(r["failed"] for st in s for r in report.runs(st, x))]
+               if any(kernel_failures(r) for st in s for r in report.runs(st, x))]
     rows = []
     for strategy in s:
         own = report.by.get(strategy, {})
         row = [strategy, fmt(report.pooled_failed(strategy), 4)]
-        per = report.per_space(strategy, lambda r, o: r["failed"] / r["measurements"]
+        per = report.per_space(strategy, lambda r, o: kernel_failures(r) / r["measurements"]
                                if r["measurements"] else 0.0)
         values = [per[x] for x in failing if x in per]
         row.append(fmt(sum(values) / len(values), 4) if values else "-")

@@ -96,6 +96,10 @@ struct RunRecord {
   uint64_t seed = 0;
   int64_t measurements = 0;
   int64_t failed = 0;
+  // Of the failed, configurations missing from a partial recording (ReplayRunner::not_recorded):
+  // holes in the data that every strategy meets alike, not failures of the kernel. 0 in files
+  // written before the field existed.
+  int64_t not_recorded = 0;
   std::string stop_reason;   // "measurement budget", "time budget", "space exhausted", …
   double simulated_s = 0.0;  // measurements' cost plus presampling_s
   // Validity checks before the first measurement (validity_init), in simulated seconds; 0 for

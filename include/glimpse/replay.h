@@ -132,6 +132,9 @@ class ReplayRunner : public Runner {
   bool IsSimulated() const override { return true; }
   // Configurations looked up so far (recorded or missing); failed builds are not counted.
   int64_t measurements() const { return measurements_; }
+  // Of those, configurations the file lacks (a partial recording): status unknown, "not in the
+  // recorded space". They count as failed measurements, though nothing says the kernel fails.
+  int64_t not_recorded() const { return not_recorded_; }
 
  private:
   std::shared_ptr<const RecordedSpace> recorded_;
@@ -139,6 +142,7 @@ class ReplayRunner : public Runner {
   Rng rng_;
   double missing_cost_s_ = 0.0;
   int64_t measurements_ = 0;
+  int64_t not_recorded_ = 0;
 };
 
 // Writing records in the Kernel Tuner ecosystem's formats, so that its tools read ours. Ordered

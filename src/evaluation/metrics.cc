@@ -116,9 +116,10 @@ RunSummary SummarizeRuns(const std::vector<const RunRecord*>& runs, double optim
 
   std::vector<double> failed, cpu, batch, batch_best;
   for (const RunRecord* run : runs) {
-    failed.push_back(run->measurements > 0
-                         ? static_cast<double>(run->failed) / static_cast<double>(run->measurements)
-                         : 0.0);
+    // Holes of a partial recording are not the kernel's failures (RunRecord::not_recorded).
+    failed.push_back(run->measurements > 0 ? static_cast<double>(run->failed - run->not_recorded) /
+                                                 static_cast<double>(run->measurements)
+                                           : 0.0);
     if (!std::isnan(run->tuner_cpu_s)) cpu.push_back(run->tuner_cpu_s);
     batch.insert(batch.end(), run->first_batch_performance.begin(),
                  run->first_batch_performance.end());

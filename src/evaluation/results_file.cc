@@ -190,6 +190,7 @@ Json RunToJson(const RunRecord& run) {
       {"seed", run.seed},
       {"measurements", run.measurements},
       {"failed", run.failed},
+      {"not_recorded", run.not_recorded},
       {"stop_reason", run.stop_reason},
       {"max_measurements", run.max_measurements > 0 ? Json(run.max_measurements) : Json(nullptr)},
       {"simulated_s", run.simulated_s},
@@ -210,6 +211,10 @@ RunRecord RunFromJson(const Json& json, const std::string& where, int64_t defaul
   run.measurements = fields.Integer("measurements");
   run.failed = fields.Integer("failed");
   if (run.failed > run.measurements) throw Error(where + ".failed: more than measurements");
+  if (fields.Has("not_recorded")) {
+    run.not_recorded = fields.Integer("not_recorded");
+    if (run.not_recorded > run.failed) throw Error(where + ".not_recorded: more than failed");
+  }
   run.stop_reason = fields.String("stop_reason");
   run.simulated_s = fields.Number("simulated_s");
   run.presampling_s = fields.OptionalNumber("presampling_s");

@@ -226,7 +226,9 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   std::unique_ptr<Tuner> inner = MakeTuner(strategy.tuner, tuner_options);
   evaluation::TimedTuner tuner(std::move(inner));
 
-  std::unique_ptr<Runner> runner = target.MakeRunner(*space.task, study.max_seconds);
+  // The replay runner itself (what target.MakeRunner makes), for its count of configurations the
+  // file lacks.
+  auto runner = std::make_unique<ReplayRunner>(space.recorded, replay);
   std::unique_ptr<Builder> builder = target.MakeBuilder("");
   TuneOptions options;
   options.max_measurements = study.max_measurements;
@@ -244,6 +246,7 @@ RunRecord RunOne(const StudyConfig& study, const LoadedSpace& space, const Study
   run.seed = seed;
   run.measurements = summary.measurements;
   run.failed = summary.failed;
+  run.not_recorded = runner->not_recorded();
   run.stop_reason = summary.stop_reason;
   // Checks are not measurements: they happen before the first one and only shift the clock.
   const double presampling_s = checker ? checker->charged_s() : 0.0;

@@ -54,6 +54,7 @@ std::vector<MeasureResult> ReplayRunner::Run(const std::vector<MeasureInput>& in
     }
     auto found = recorded_->entries.find(space.ToDenseIndex(config));
     if (found == recorded_->entries.end()) {
+      ++not_recorded_;
       result.status = MeasureStatus::kUnknown;
       result.error = "not in the recorded space";
       result.compile_time_s = missing_cost_s_;

@@ -24,6 +24,7 @@ StudyResults OneToolResults(const std::string& tool, int seeds) {
     run.seed = static_cast<uint64_t>(seed);
     run.measurements = 100;
     run.failed = 7;
+    run.not_recorded = seed;
     run.stop_reason = "measurement budget";
     run.simulated_s = 50.0;
     run.max_measurements = 100;
@@ -74,6 +75,15 @@ TEST(ResultsFileTest, ErrorsNameTheFileAndField) {
   bad = good;
   bad["spaces"][0]["optimum_s"] = 0;
   EXPECT_NE(ErrorOf(bad).find("spaces[0].optimum_s"), std::string::npos);
+}
+
+TEST(ResultsFileTest, NotRecordedIsOptionalAndAtMostTheFailures) {
+  Json json = ResultsToJson(OneToolResults("glimpse", 2));
+  EXPECT_EQ(json["runs"][1]["not_recorded"], 1);
+  json["runs"][1].erase("not_recorded");  // files written before the field existed
+  EXPECT_EQ(ResultsFromJson(json, "r.json").runs[1].not_recorded, 0);
+  json["runs"][1]["not_recorded"] = 8;  // more than its 7 failures
+  EXPECT_NE(ErrorOf(json).find("runs[1].not_recorded: more than failed"), std::string::npos);
 }
 
 TEST(ResultsFileTest, ARunWithoutItsOwnBudgetTakesTheSettings) {

@@ -88,6 +88,7 @@ TEST_F(StudyRunTest, EveryRunCompletesWithinItsBudget) {
     EXPECT_EQ(run.measurements, kBudget);
     EXPECT_EQ(run.stop_reason, "measurement budget");
     EXPECT_LE(run.failed, run.measurements);
+    EXPECT_EQ(run.not_recorded, 0);  // both files are complete recordings
     EXPECT_GT(run.simulated_s, 0.0);
     EXPECT_GE(run.tuner_cpu_s, 0.0);
     ASSERT_FALSE(run.best_curve.empty());

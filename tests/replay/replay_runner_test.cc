@@ -65,6 +65,7 @@ TEST_F(ReplayRunnerTest, OkConfigurationGivesItsRecordedMeanAndCost) {
   EXPECT_DOUBLE_EQ(results[0].cost_s, entry.compile_time_s + entry.benchmark_time_s);
   EXPECT_TRUE(results[0].error.empty());
   EXPECT_EQ(runner.measurements(), 1);
+  EXPECT_EQ(runner.not_recorded(), 0);
 }
 
 TEST_F(ReplayRunnerTest, NoiseIsSeededAndAlwaysOneOfTheSamples) {
@@ -111,6 +112,7 @@ TEST_F(ReplayRunnerTest, MissingValidConfigurationIsUnknownAtTheMedianCompileTim
   EXPECT_EQ(results[0].error, "not in the recorded space");
   EXPECT_NEAR(results[0].cost_s, kMedianCompileS, 1e-15);
   EXPECT_EQ(runner.measurements(), 1);
+  EXPECT_EQ(runner.not_recorded(), 1);
 }
 
 TEST_F(ReplayRunnerTest, CostsOfABatchAddUp) {
