@@ -1,6 +1,6 @@
 // glimpse/glimpse_tuner.h — the Glimpse tuner (../shared/papers/glimpse-dac22.md, Algorithm 1):
-// Blueprint prior → simulated annealing on a surrogate → meta-learned neural acquisition →
-// validity ensemble → measure → update the surrogate.
+// Blueprint prior → simulated annealing on a surrogate → validity ensemble → acquisition (UCB, or
+// the meta-learned network) → measure → update the surrogate.
 //
 // One batch of the tuner (Propose(n)):
 //   1. Before anything is observed (the first `initial_size` proposals): the prior's initial
@@ -12,11 +12,14 @@
 //      simulated annealing with the surrogate's mean as energy proposes `pool_size` unvisited
 //      candidates, `prior_pool_size` more are drawn from the prior (exploration the annealer
 //      cannot make: it only sees what the surrogate already likes); the validity ensemble removes
-//      those it votes invalid (τ = 1/3); the acquisition function scores the rest from the
-//      surrogate's mean and uncertainty, the position t/T in the budget and the Blueprint Θ, and
-//      the n best scored are proposed.
+//      those it votes invalid (τ = 1/3); the acquisition function scores the rest and the n best
+//      scored are proposed: by default the surrogate's upper confidence bound; with
+//      acquisition "learned", the paper's network, from the surrogate's mean and uncertainty, the
+//      position t/T in the budget and the Blueprint Θ.
 //   Differences from Algorithm 1, and why: the ensemble prunes before the acquisition chooses,
-//   so that a batch is never short of measurable candidates; the prior keeps feeding the pool.
+//   so that a batch is never short of measurable candidates; the prior keeps feeding the pool;
+//   UCB, not the meta-learned network, is the default acquisition (GlimpseTunerOptions::
+//   acquisition says why).
 //
 // The user's history (TargetKnowledge::history: the kernel's records on other GPUs, mapped into
 // this space — what `glimpse tune --transfer-from` / `--transfer-from-db` and the studies'
@@ -30,8 +33,8 @@
 //
 // Every component can be missing. With no prior model (or none for this space), the first batch
 // is uniform random; with no validity model (or no kernel model for this space), nothing is
-// pruned; with no acquisition model, candidates are chosen by the surrogate's upper confidence
-// bound mean + ucb_kappa · std. A device that is not in the spec table has no Blueprint: then the
+// pruned; with the learned acquisition but no model, candidates are chosen by UCB, the surrogate's
+// mean + ucb_kappa · std. A device that is not in the spec table has no Blueprint: then the
 // prior, the ensemble and the acquisition model are all off. Each fallback is said once on stderr
 // at Init (GlimpseTunerOptions::quiet silences it) and is listed by GlimpseTunerComponents().
 #pragma once
@@ -202,7 +205,13 @@ struct GlimpseTunerOptions {
   // unreadable explicit path is an Error at Init.
   std::string prior_model;
   std::string validity_model;
-  std::string acquisition_model;
+  std::string acquisition_model;  // read only when the acquisition is "learned"
+  // How a batch is chosen from the pool: "ucb" (the surrogate's mean + ucb_kappa · std) or
+  // "learned" (the paper's meta-learned network, acquisition_model). "" = "learned" when
+  // acquisition_model names a file, else "ucb". UCB is the default because the network did not
+  // beat it where it counts — on GPUs of held-out architectures, and with the user's history it
+  // left more runs short of 95 % (bench/results/glimpse_held_out.md, part 7).
+  std::string acquisition;
 
   // The target GPU, as any name GpuTable::Lookup accepts; "" = the task's device. A name the
   // table does not know is a fallback (no Blueprint), not an error.
@@ -221,7 +230,7 @@ struct GlimpseTunerOptions {
   // (unless nothing else is left), as those the validity ensemble rejects.
   bool history_rejects_failures = true;
   int budget = 400;        // T of the acquisition's t/T (the harness passes its budget)
-  double ucb_kappa = 1.0;  // the fallback acquisition
+  double ucb_kappa = 1.0;  // UCB's weight of the surrogate's spread
   SurrogateOptions surrogate;
   int sa_parallel_size = 64;  // the annealer (SaOptimizer) on the surrogate's mean
   int sa_n_iter = 200;
@@ -240,6 +249,8 @@ struct GlimpseTunerOptions {
   // is accepted.
   static GlimpseTunerOptions FromJson(const Json& options);
   void Validate() const;
+  // Whether candidates are chosen by the meta-learned network (see `acquisition`).
+  bool UsesLearnedAcquisition() const;
 };
 
 // Registry name "glimpse".

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a lent GPU machine (docs/gpu-machine.md, "Tuning"): measures a large uniform sample of one
 # operator's GPU space (or all of a small space) with `glimpse tune --target cuda`, then exports
-# the workload's records as a Kernel Tuner cache, data/recorded/<kernel>/<GPU>.json.gz, that
+# the workload's records as a Kernel Tuner cache, data/gpu-spaces/<kernel>/<GPU>.json.gz, that
 # `glimpse tune --space` replays (split knobs become parameters of "AxBxC" strings, replay.h).
 #
 # Usage: scripts/gpu/brute_force.sh --op TEXT [--kernel NAME] [--gpu-name NAME] [--tuner T]
@@ -20,7 +20,7 @@
 #   --gpu         CUDA device ordinal (default 0)
 #   --glimpse     the command line to run (default build/gpu-bundle/glimpse.sh, from
 #                 scripts/gpu/bundle.sh --with-cli)
-#   --out-dir     where <kernel>/<GPU>.json.gz goes (default data/recorded)
+#   --out-dir     where <kernel>/<GPU>.json.gz goes (default data/gpu-spaces)
 set -euo pipefail
 
 op=""
@@ -32,7 +32,7 @@ time_budget=480
 db=build/brute-force.db
 gpu=0
 glimpse=build/gpu-bundle/glimpse.sh
-out_dir=data/recorded
+out_dir=data/gpu-spaces
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --op) op=$2; shift 2 ;;

@@ -425,8 +425,12 @@ void GlimpseTuner::ResolveAcquisition() {
     Component(fmt::format("acquisition: policy '{}' given in memory", policy_->Name()), false);
     return;
   }
+  if (!options_.UsesLearnedAcquisition()) {
+    if (options_.acquisition_model == "none") return use_ucb("acquisition_model \"none\"", false);
+    if (options_.acquisition == "ucb") return use_ucb("acquisition \"ucb\"", false);
+    return use_ucb("the default; acquisition \"learned\" for the meta-learned network", false);
+  }
   ModelFile file = ResolveModelFile(options_.acquisition_model, "acquisition");
-  if (file.off) return use_ucb("acquisition_model \"none\"", false);
   if (gpu_ == nullptr) return use_ucb("no Blueprint", true);
   if (file.path.empty() || (file.shipped && !std::filesystem::exists(file.path))) {
     return use_ucb(file.path.empty() ? "no shipped model" : "no shipped model at " + file.path,

@@ -332,6 +332,37 @@ TEST(GlimpseTunerTest, FallbacksAreListedAndTheTunerStillWorks) {
   }
 }
 
+// UCB unless the learned network is asked for, by name or by giving its file; the shipped network
+// is used only with acquisition "learned".
+TEST(GlimpseTunerTest, TheAcquisitionIsUcbUnlessTheLearnedOneIsAskedFor) {
+  const auto& recorded = Convolution();
+  const std::string shipped = RepoDataPath("models/acquisition.json");
+  ASSERT_TRUE(std::filesystem::exists(shipped));
+  auto acquisition_line = [&](const GlimpseTunerOptions& options) {
+    std::unique_ptr<Tuner> tuner = MakeGlimpseTuner(options);
+    tuner->Init(recorded->MakeTask(), 0);
+    for (const std::string& line : GlimpseTunerComponents(*tuner)) {
+      if (line.rfind("acquisition: ", 0) == 0) return line;
+    }
+    return std::string("(no acquisition line)");
+  };
+  GlimpseTunerOptions options = FastOptions("convolution_milo");
+  options.acquisition_model = "";
+  EXPECT_FALSE(options.UsesLearnedAcquisition());
+  EXPECT_EQ(acquisition_line(options).rfind("acquisition: ucb, mean + 1 · std (the default;", 0), 0u)
+      << acquisition_line(options);
+  options.acquisition = "learned";
+  EXPECT_TRUE(options.UsesLearnedAcquisition());
+  EXPECT_EQ(acquisition_line(options), "acquisition: " + shipped + " (neural)");
+  options.acquisition = "";
+  options.acquisition_model = shipped;  // a file named: the network, as before the option existed
+  EXPECT_TRUE(options.UsesLearnedAcquisition());
+  EXPECT_EQ(acquisition_line(options), "acquisition: " + shipped + " (neural)");
+  options.acquisition = "ucb";
+  options.acquisition_model = "";
+  EXPECT_EQ(acquisition_line(options), "acquisition: ucb, mean + 1 · std (acquisition \"ucb\")");
+}
+
 TEST(GlimpseTunerTest, ResumedObservationsAreNeverProposedAndASmallSpaceIsExhaustedOnce) {
   ConfigSpace space;
   space.AddKnob(Knob::Ordered("a", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}));
@@ -425,6 +456,14 @@ TEST(GlimpseTunerOptionsTest, FromJsonReadsKeysAndRejectsUnknownOnesAndBadValues
   EXPECT_NE(bad.find("≥ 1"), std::string::npos) << bad;
   EXPECT_NE(message({{"ucb_kappa", -1}}).find("ucb_kappa"), std::string::npos);
   EXPECT_NE(message({{"quiet", "yes"}}).find("quiet"), std::string::npos);
+  EXPECT_NE(message({{"acquisition", "ei"}}).find("accepted: ucb, learned"), std::string::npos);
+  EXPECT_NE(message({{"acquisition", "ucb"}, {"acquisition_model", "a.json"}})
+                .find("acquisition \"ucb\" uses no model"),
+            std::string::npos);
+  EXPECT_NE(message({{"acquisition", "learned"}, {"acquisition_model", "none"}})
+                .find("needs the network"),
+            std::string::npos);
+  EXPECT_EQ(GlimpseTunerOptions::FromJson({{"acquisition", "learned"}}).acquisition, "learned");
 }
 
 TEST(GlimpseTunerOptionsTest, RegistrationIsIdempotentAndMakesTheTuner) {
