@@ -21,7 +21,8 @@
 //     tuning set and then every adapt_every observations; in between the GP is conditioned on
 //     every observation.
 //   - The tuning set: the first tuning_set_size proposals, the pretrained model's best predicted
-//     among the candidates, tuning_random_fraction of them drawn at random instead.
+//     among the candidates (tuning_random_fraction of them drawn at random instead; none by
+//     default: the paper samples the tuning set under the model's guidance).
 //   - Then every proposal maximises expected improvement (EI, margin `exploration` in standardised
 //     log-time) over the candidates: pool_size random unvisited valid configurations plus every
 //     unvisited neighbour of the local_top best observations.
@@ -53,7 +54,7 @@ struct DgpTunerOptions {
 
   // The tuning set and the MAP adaptation.
   int tuning_set_size = 64;
-  double tuning_random_fraction = 0.25;
+  double tuning_random_fraction = 0.0;
   int adapt_every = 64;
   int adapt_steps = 50;
   int adapt_max_points = 256;
