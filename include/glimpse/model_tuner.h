@@ -101,7 +101,8 @@ std::unique_ptr<CostModel> FitHistoryModel(const ConfigSpace& space, const Trans
                                            XgbCostModelOptions options, const std::string& tuner,
                                            size_t min_records = 0);
 
-// Registers "xgb" (rank loss), "xgb-reg" (regression loss) and "chameleon" in the tuner registry.
+// Registers "xgb" (rank loss), "xgb-reg" (regression loss), "chameleon" and "dgp"
+// (glimpse/dgp_tuner.h) in the tuner registry.
 // Idempotent: later calls do nothing. The command line calls it at startup.
 void RegisterModelTuners();
 

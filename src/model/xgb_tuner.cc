@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "glimpse/cost_model.h"
+#include "glimpse/dgp_tuner.h"
 #include "glimpse/error.h"
 #include "glimpse/model_search.h"
 #include "glimpse/model_tuner.h"
@@ -246,6 +247,12 @@ void RegisterModelTuners() {
                   [](const Json& options) {
                     return MakeChameleonTuner(ChameleonOptions::FromJson(options));
                   });
+    RegisterTuner("dgp",
+                  "deep Gaussian-process transfer learning (Sun et al., ICCV'21): a deep-kernel "
+                  "GP pretrained on the history, MAP-adapted on a tuning set, expected "
+                  "improvement",
+                  [](const Json& options) { return MakeDgpTuner(DgpTunerOptions::FromJson(options)); },
+                  TunerTraits{.learns_from_history = true});
   });
 }
 

@@ -1,5 +1,5 @@
 // The contract of glimpse/tuner.h (tests/tuner/tuner_contract.h) for every strategy the libraries
-// register: the built-in ones, the model-based ones (xgb, xgb-reg, chameleon) and Glimpse. A
+// register: the built-in ones, the model-based ones (xgb, xgb-reg, chameleon, dgp) and Glimpse. A
 // strategy added to the registry is checked here without a line of test code.
 #include <gtest/gtest.h>
 
