@@ -436,7 +436,9 @@ def markdown(report, args, figures):
 
     # Fig. 7.
     out += ["## Failed measurements (paper Fig. 7)", "",
-            "Pooled failed fraction (all failed / all measurements, every run of every space); "
+            "Pooled failed fraction (all failed / all measurements, every run of every space; "
+            "configurations a partial recording lacks are not failures, see the runs' "
+            "`not_recorded`); "
             "the ratios divide xgb's and chameleon's pooled fraction, on the spaces both ran, by "
             "the strategy's (higher = fewer failures than the baseline). `mean over failing "
             "spaces`: the mean, over the spaces where any shown strategy had a failure, of the "
