@@ -181,8 +181,9 @@ struct ProgramGraph {
   int Count(GraphNodeType type) const;
 };
 
-// The graph of a nest's `body`. The nest should be valid (LoopNest::Validate); accesses to
-// unknown tensors or loops throw Error.
+// The graph of a nest's `body`. The nest should be valid (LoopNest::Validate), which is not
+// checked again: an access to an unknown tensor throws Error, a variable of no loop around an
+// access counts as a constant (stride 0).
 ProgramGraph BuildProgramGraph(const LoopNest& nest);
 // The graph of a CPU template's nest: BuildProgramGraph(MakeCpuNest(op, space, config)). Throws
 // Error when the configuration does not instantiate.

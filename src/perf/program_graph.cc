@@ -5,7 +5,6 @@
 #include "glimpse/program_graph.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "glimpse/error.h"
 #include "perf/access_analysis.h"

@@ -216,5 +216,36 @@ TEST(HandBuiltGraphTest, MatmulTileIsTheRowFinishedPerReductionStep) {
   }
 }
 
+// GPU nests use the same graph: bindings and cooperative copies take their own one-hot slots, and
+// a shared-memory tile its scope.
+TEST(HandBuiltGraphTest, GpuLoopKindsAndScopes) {
+  LoopNest nest;
+  nest.name = "gpu_copy";
+  const int in = nest.AddTensor({"in", {4, 8}, "IJ", DType::kFloat32, TensorRole::kInput, 0});
+  TensorDecl tile_decl{"tile", {8}, "J", DType::kFloat32, TensorRole::kTemp, -1, "b"};
+  tile_decl.scope = MemoryScope::kShared;
+  const int tile = nest.AddTensor(tile_decl);
+  const int out = nest.AddTensor({"out", {4, 8}, "IJ", DType::kFloat32, TensorRole::kOutput});
+  Stmt fill{StmtKind::kCopy, {tile, {E::Var("c")}}, {in, {E::Var("b"), E::Var("c")}}};
+  Stmt store{StmtKind::kCopy, {out, {E::Var("b"), E::Var("t")}}, {tile, {E::Var("t")}}};
+  nest.body.push_back(Node::MakeLoop(
+      {"b", 4, LoopKind::kBlockX},
+      {Node::MakeLoop({"t", 8, LoopKind::kThreadY},
+                      {Node::MakeLoop({"c", 8, LoopKind::kCooperative}, {Node::MakeStmt(fill)}),
+                       Node::MakeStmt(store)})}));
+  const ProgramGraph graph = BuildProgramGraph(nest);
+  // in tile out; b t c copy load store copy load store.
+  ASSERT_EQ(graph.nodes.size(), 12u);
+  EXPECT_EQ(graph.nodes[3].features[gf::kLoopKind + 4], 1);     // blockIdx
+  EXPECT_EQ(graph.nodes[4].features[gf::kLoopKind + 5], 1);     // threadIdx
+  EXPECT_EQ(graph.nodes[5].features[gf::kLoopKind + 6], 1);     // cooperative
+  EXPECT_EQ(graph.nodes[1].features[gf::kTensorScope + 1], 1);  // shared
+  EXPECT_EQ(graph.nodes[1].features[gf::kTensorRole + 2], 1);   // temp
+  EXPECT_EQ(graph.nodes[4].features[gf::kLoopInnermost], 0);
+  // t's body: the cooperative loop, then the store's copy.
+  EXPECT_EQ(graph.sequence, (std::vector<GraphEdge>{{5, 9}}));
+  EXPECT_EQ(graph.nesting, (std::vector<GraphEdge>{{3, 4}, {4, 5}, {5, 6}, {4, 9}}));
+}
+
 }  // namespace
 }  // namespace glimpse
