@@ -1,0 +1,94 @@
+// The tile-size sub-vector and the footprint bounds, on their own.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "glimpse/program_graph.h"
+
+namespace glimpse {
+namespace {
+namespace gf = graph_feature;
+using E = AffineExpr;
+
+float Log(double x) { return static_cast<float>(std::log2(1.0 + x)); }
+
+TEST(TileSubVectorTest, SizesMinorToMajorThenSumAndProduct) {
+  // A conv2d accumulator acc[k 16][oh 2][ow 8]: minor (ow) first.
+  const auto v = TileSubVector({16, 2, 8});
+  EXPECT_FLOAT_EQ(v[0], Log(8));
+  EXPECT_FLOAT_EQ(v[1], Log(2));
+  EXPECT_FLOAT_EQ(v[2], Log(16));
+  EXPECT_EQ(v[3], 0);  // padding: no fourth dimension
+  EXPECT_FLOAT_EQ(v[4], Log(26));
+  EXPECT_FLOAT_EQ(v[5], Log(256));
+}
+
+TEST(TileSubVectorTest, MajorDimensionsBeyondTheWidthFoldIntoTheLastSlot) {
+  const auto v = TileSubVector({2, 3, 4, 5, 6});  // minor to major: 6 5 4 3 2
+  EXPECT_FLOAT_EQ(v[0], Log(6));
+  EXPECT_FLOAT_EQ(v[1], Log(5));
+  EXPECT_FLOAT_EQ(v[2], Log(4));
+  EXPECT_FLOAT_EQ(v[3], Log(3 * 2));
+  EXPECT_FLOAT_EQ(v[4], Log(20));
+  EXPECT_FLOAT_EQ(v[5], Log(720));
+  for (float x : TileSubVector({})) EXPECT_EQ(x, 0);
+}
+
+// acc[4][8] (a temporary) accumulates A[4][8]·w[8]: the tile is the accumulator's shape, however
+// the loops around the product run.
+TEST(ProgramTileSizesTest, AnAccumulatorTemporaryIsTheTile) {
+  LoopNest nest;
+  nest.name = "accumulate";
+  const int a = nest.AddTensor({"A", {4, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  const int w = nest.AddTensor({"w", {8}, "K", DType::kFloat32, TensorRole::kInput, 1});
+  const int acc = nest.AddTensor({"acc", {4, 8}, "MK", DType::kFloat32, TensorRole::kTemp});
+  const int out = nest.AddTensor({"out", {4, 8}, "MK", DType::kFloat32, TensorRole::kOutput});
+  Stmt zero{StmtKind::kZero, {acc, {E::Var("zm"), E::Var("zk")}}};
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {acc, {E::Var("m"), E::Var("k")}},
+           {a, {E::Var("m"), E::Var("k")}},
+           {w, {E::Var("k")}}};
+  Stmt copy{
+      StmtKind::kCopy, {out, {E::Var("cm"), E::Var("ck")}}, {acc, {E::Var("cm"), E::Var("ck")}}};
+  nest.body.push_back(NestLoops({{"zm", 4}, {"zk", 8}}, {Node::MakeStmt(zero)}));
+  nest.body.push_back(NestLoops({{"m", 4}, {"k", 8}}, {Node::MakeStmt(mac)}));
+  nest.body.push_back(NestLoops({{"cm", 4}, {"ck", 8}}, {Node::MakeStmt(copy)}));
+  nest.Validate();
+  EXPECT_EQ(ProgramTileSizes(nest), (std::vector<int64_t>{4, 8}));
+  const ProgramGraph graph = BuildProgramGraph(nest);
+  EXPECT_EQ(graph.tile_sizes, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(graph.sequence.size(), 2u);  // fill → product → copy, at the top level
+  EXPECT_EQ(graph.Count(GraphNodeType::kCopy), 1);
+}
+
+// out[o] += in[2·o + r]: a strided window. The footprint of `in` over (o, r) is the index range
+// when windows overlap (R = 3: 0…8, nine elements of the twelve iterations) and the iterations
+// when they do not (R = 1: four elements spread over a range of seven).
+TEST(FootprintTest, StridedWindowsAreBoundedByRangeAndIterations) {
+  for (int64_t r : {3, 1}) {
+    LoopNest nest;
+    nest.name = "window";
+    const int in = nest.AddTensor({"in", {9}, "W", DType::kFloat32, TensorRole::kInput, 0});
+    const int w = nest.AddTensor({"w", {r}, "R", DType::kFloat32, TensorRole::kInput, 1});
+    const int out = nest.AddTensor({"out", {4}, "W", DType::kFloat32, TensorRole::kOutput});
+    Stmt mac{StmtKind::kMultiplyAdd,
+             {out, {E::Var("o")}},
+             {in, {E::Var("o", 2) + E::Var("r")}},
+             {w, {E::Var("r")}}};
+    nest.body.push_back(NestLoops({{"o", 4}, {"r", r}}, {Node::MakeStmt(mac)}));
+    nest.Validate();
+    const ProgramGraph graph = BuildProgramGraph(nest);
+    // in, w, out; o, r; mac, load(in), load(w), load(out), store(out).
+    ASSERT_EQ(graph.nodes.size(), 10u);
+    const GraphNode& load_in = graph.nodes[6];
+    ASSERT_EQ(load_in.label, "in");
+    EXPECT_FLOAT_EQ(load_in.features[gf::kAccessLogFootprintNest], Log(r == 3 ? 9 : 4)) << r;
+    EXPECT_FLOAT_EQ(load_in.features[gf::kAccessStride + 1], Log(2));  // o steps 2 elements
+    // r is the reduction loop and innermost: one step of it finishes one output element.
+    EXPECT_EQ(graph.tile_sizes, (std::vector<int64_t>{1}));
+  }
+}
+
+}  // namespace
+}  // namespace glimpse
