@@ -82,12 +82,27 @@ constexpr std::pair<const char*, bool Options::*> kBoolOptions[] = {
 }  // namespace
 
 GlimpseTunerOptions GlimpseTunerOptions::FromJson(const Json& json) {
-  tuner::CheckOptionKeys(
-      json, kTuner,
-      {"acquisition", "acquisition_model", "budget", "device", "initial_size", "kernel", "pool_size",
-       "prior_model", "prior_pool_size", "history_pool_size", "history_rejects_failures",
-       "use_history", "quiet", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
-       "surrogate_members", "surrogate_rounds", "ucb_kappa", "validity_model"});
+  tuner::CheckOptionKeys(json, kTuner,
+                         {"acquisition",
+                          "acquisition_model",
+                          "budget",
+                          "device",
+                          "initial_size",
+                          "kernel",
+                          "pool_size",
+                          "prior_model",
+                          "prior_pool_size",
+                          "history_pool_size",
+                          "history_rejects_failures",
+                          "use_history",
+                          "quiet",
+                          "sa_early_stop",
+                          "sa_n_iter",
+                          "sa_parallel_size",
+                          "surrogate_members",
+                          "surrogate_rounds",
+                          "ucb_kappa",
+                          "validity_model"});
   GlimpseTunerOptions options;
   for (const auto& [key, member] : kStringOptions) ReadString(json, key, &(options.*member));
   for (const auto& [key, member] : kIntOptions) ReadInt(json, key, &(options.*member));
@@ -120,19 +135,21 @@ void GlimpseTunerOptions::Validate() const {
         fmt::format("{} must be a finite number ≥ 0 (got {})", Prefix("ucb_kappa"), ucb_kappa));
   }
   if (acquisition != "" && acquisition != "ucb" && acquisition != "learned") {
-    throw Error(fmt::format("{} is '{}'; accepted: ucb, learned", Prefix("acquisition"),
-                            acquisition));
+    throw Error(
+        fmt::format("{} is '{}'; accepted: ucb, learned", Prefix("acquisition"), acquisition));
   }
   const bool names_model = !acquisition_model.empty() && acquisition_model != "none";
   if (acquisition == "ucb" && names_model) {
-    throw Error(fmt::format("{} is '{}', but acquisition \"ucb\" uses no model: drop one of the "
-                            "two, or give acquisition \"learned\"",
-                            Prefix("acquisition_model"), acquisition_model));
+    throw Error(
+        fmt::format("{} is '{}', but acquisition \"ucb\" uses no model: drop one of the "
+                    "two, or give acquisition \"learned\"",
+                    Prefix("acquisition_model"), acquisition_model));
   }
   if (acquisition == "learned" && acquisition_model == "none") {
-    throw Error(fmt::format("{} is \"none\", but acquisition \"learned\" needs the network: "
-                            "give its file, or \"\" for the shipped one",
-                            Prefix("acquisition_model")));
+    throw Error(
+        fmt::format("{} is \"none\", but acquisition \"learned\" needs the network: "
+                    "give its file, or \"\" for the shipped one",
+                    Prefix("acquisition_model")));
   }
   if (surrogate.num_threads < 0) {
     throw Error(fmt::format("tuner '{}': surrogate num_threads must be ≥ 0 (got {})", kTuner,

@@ -61,7 +61,8 @@ void DeepKernelGp::InitRandom(Rng& rng) {
   size_t p = 0;
   for (size_t l = 0; l + 1 < widths_.size(); ++l) {
     const double scale = 1.0 / std::sqrt(static_cast<double>(widths_[l]));
-    for (size_t i = 0; i < widths_[l] * widths_[l + 1]; ++i) theta_[p++] = scale * StandardNormal(rng);
+    for (size_t i = 0; i < widths_[l] * widths_[l + 1]; ++i)
+      theta_[p++] = scale * StandardNormal(rng);
     for (size_t i = 0; i < widths_[l + 1]; ++i) theta_[p++] = 0.0;
   }
   theta_[net_params_] = 0.0;                 // log s²
@@ -209,8 +210,8 @@ double DeepKernelGp::Fit(const DeepKernelData& data, const std::vector<double>& 
         std::swap(order[i], order[i + UniformIndex(rng, rows - i)]);
       }
       std::vector<size_t> picks(order.begin(), order.begin() + options.batch);
-      value = Objective(Subset(data, picks, input_width()), reference, options.prior_precision,
-                        grad);
+      value =
+          Objective(Subset(data, picks, input_width()), reference, options.prior_precision, grad);
     } else {
       value = Objective(data, reference, options.prior_precision, grad);
     }

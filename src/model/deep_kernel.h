@@ -76,8 +76,7 @@ class DeepKernelGp {
 
  private:
   // Forward pass keeping each layer's output (activations[0] = inputs).
-  std::vector<std::vector<double>> ForwardAll(const std::vector<double>& inputs,
-                                              size_t rows) const;
+  std::vector<std::vector<double>> ForwardAll(const std::vector<double>& inputs, size_t rows) const;
   // Adds ∂L/∂(net weights) to grad given ∂L/∂features.
   void Backward(const std::vector<std::vector<double>>& activations, size_t rows,
                 std::vector<double> d_out, std::vector<double>& grad) const;

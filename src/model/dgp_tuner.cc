@@ -5,6 +5,8 @@
 // pretrained model's best candidates, the rest random) · Propose (tuning set, then expected
 // improvement over Candidates) · UpdateModel (MAP adaptation when due, else conditioning) ·
 // Observe (records with the source model's prediction).
+#include "glimpse/dgp_tuner.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "glimpse/dgp_tuner.h"
 #include "glimpse/error.h"
 #include "glimpse/model_search.h"
 #include "glimpse/random.h"
@@ -58,9 +59,7 @@ double ExpectedImprovement(double mean, double variance, double best, double xi)
 
 class DgpTuner : public Tuner {
  public:
-  explicit DgpTuner(DgpTunerOptions options) : options_(std::move(options)) {
-    options_.Validate();
-  }
+  explicit DgpTuner(DgpTunerOptions options) : options_(std::move(options)) { options_.Validate(); }
 
   std::string Name() const override { return "dgp"; }
   using Tuner::Init;
@@ -154,7 +153,8 @@ void DgpTuner::Pretrain(const TransferHistory& history) {
   std::vector<size_t> order(history.size());
   std::iota(order.begin(), order.end(), size_t{0});
   const size_t drawn = std::min(order.size(), static_cast<size_t>(options_.history_samples));
-  for (size_t i = 0; i < drawn; ++i) std::swap(order[i], order[i + UniformIndex(rng_, order.size() - i)]);
+  for (size_t i = 0; i < drawn; ++i)
+    std::swap(order[i], order[i + UniformIndex(rng_, order.size() - i)]);
   order.resize(drawn);
 
   std::vector<Config> configs;

@@ -172,7 +172,8 @@ GpLikelihoodGradient LogLikelihoodGradient(const std::vector<double>& features, 
     out.d_log_signal += 0.5 * (alpha[i] * alpha[i] - inverse[i * n + i]) * signal;
     for (size_t j = 0; j < n; ++j) {
       if (j == i) continue;
-      const double w = 0.5 * (alpha[i] * alpha[j] - 0.5 * (inverse[i * n + j] + inverse[j * n + i]));
+      const double w =
+          0.5 * (alpha[i] * alpha[j] - 0.5 * (inverse[i * n + j] + inverse[j * n + i]));
       const double* fj = &features[j * d];
       const double k = Kernel(fi, fj, d, hyper);  // s²·e_ij
       out.d_log_signal += w * k;

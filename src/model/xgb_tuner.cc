@@ -247,12 +247,13 @@ void RegisterModelTuners() {
                   [](const Json& options) {
                     return MakeChameleonTuner(ChameleonOptions::FromJson(options));
                   });
-    RegisterTuner("dgp",
-                  "deep Gaussian-process transfer learning (Sun et al., ICCV'21): a deep-kernel "
-                  "GP pretrained on the history, MAP-adapted on a tuning set, expected "
-                  "improvement",
-                  [](const Json& options) { return MakeDgpTuner(DgpTunerOptions::FromJson(options)); },
-                  TunerTraits{.learns_from_history = true});
+    RegisterTuner(
+        "dgp",
+        "deep Gaussian-process transfer learning (Sun et al., ICCV'21): a deep-kernel "
+        "GP pretrained on the history, MAP-adapted on a tuning set, expected "
+        "improvement",
+        [](const Json& options) { return MakeDgpTuner(DgpTunerOptions::FromJson(options)); },
+        TunerTraits{.learns_from_history = true});
   });
 }
 

@@ -370,8 +370,7 @@ CudaKernel PreparedKernel(const std::string& symbol) {
 std::vector<CudaKernel> PlantedKernels() {
   return {CorrectKernel("dense_ok"),
           DenseKernel("dense_oob", "out[m * 256 + n + (1ll << 34)] = acc;"),
-          DenseKernel("dense_hang", "out[m * 256 + n] = acc;",
-                      kSpinForever),
+          DenseKernel("dense_hang", "out[m * 256 + n] = acc;", kSpinForever),
           DenseKernel("dense_wrong", "out[m * 256 + n] = acc * 1.01f;"),
           DenseKernel("dense_hole", "if (n != 77) out[m * 256 + n] = acc;"),
           PreparedKernel("dense_prepared")};
@@ -463,8 +462,7 @@ TEST_F(GpuDeviceTest, CorrectKernelIsMeasuredAndAFaultGetsAFreshWorker) {
 
 TEST_F(GpuDeviceTest, AnInfiniteLoopIsRunTimeoutAndTheNextCandidateRuns) {
   std::vector<BuildResult> builds = Build({
-      DenseKernel("dense_hang", "out[m * 256 + n] = acc;",
-                  kSpinForever),
+      DenseKernel("dense_hang", "out[m * 256 + n] = acc;", kSpinForever),
       CorrectKernel("dense_after_hang"),
   });
   GpuRunnerOptions options = FastOptions();

@@ -349,7 +349,8 @@ TEST(GlimpseTunerTest, TheAcquisitionIsUcbUnlessTheLearnedOneIsAskedFor) {
   GlimpseTunerOptions options = FastOptions("convolution_milo");
   options.acquisition_model = "";
   EXPECT_FALSE(options.UsesLearnedAcquisition());
-  EXPECT_EQ(acquisition_line(options).rfind("acquisition: ucb, mean + 1 · std (the default;", 0), 0u)
+  EXPECT_EQ(acquisition_line(options).rfind("acquisition: ucb, mean + 1 · std (the default;", 0),
+            0u)
       << acquisition_line(options);
   options.acquisition = "learned";
   EXPECT_TRUE(options.UsesLearnedAcquisition());

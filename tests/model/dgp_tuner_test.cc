@@ -2,12 +2,13 @@
 // device, search quality against random search, options and registration. (The registered
 // strategy also runs the whole contract suite in tests/hwaware, and a replay on a recorded space
 // in tests/evaluation/dgp_replay_test.cc.)
+#include "glimpse/dgp_tuner.h"
+
 #include <gtest/gtest.h>
 
 #include <iostream>
 #include <set>
 
-#include "glimpse/dgp_tuner.h"
 #include "glimpse/error.h"
 #include "glimpse/model_tuner.h"
 #include "model_fixtures.h"
@@ -95,8 +96,8 @@ TEST(DgpTunerTest, BeatsRandomSearchOnASmoothSpace) {
     dgp.push_back(BestRatio(*dgp_tuner, task, device, seed, 160, optimum));
     random.push_back(BestRatio(*random_tuner, task, device, seed, 160, optimum));
   }
-  std::cout << "best time / optimum after 160 measurements, median of 5 seeds: dgp "
-            << Median(dgp) << ", random " << Median(random) << "\n";
+  std::cout << "best time / optimum after 160 measurements, median of 5 seeds: dgp " << Median(dgp)
+            << ", random " << Median(random) << "\n";
   EXPECT_LT(Median(dgp) - 1.0, 0.25 * (Median(random) - 1.0));
   EXPECT_LT(Median(dgp), 1.05);
 }
@@ -181,8 +182,8 @@ TEST(DgpTunerTest, MisuseIsAnError) {
 }
 
 TEST(DgpTunerOptionsTest, FromJsonReadsKeysAndNamesBadOnes) {
-  const DgpTunerOptions options =
-      DgpTunerOptions::FromJson({{"pool_size", 50}, {"prior_precision", "0.5"}, {"hidden_layers", 1}});
+  const DgpTunerOptions options = DgpTunerOptions::FromJson(
+      {{"pool_size", 50}, {"prior_precision", "0.5"}, {"hidden_layers", 1}});
   EXPECT_EQ(options.pool_size, 50);
   EXPECT_DOUBLE_EQ(options.prior_precision, 0.5);
   EXPECT_EQ(options.hidden_layers, 1);

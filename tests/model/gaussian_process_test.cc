@@ -120,18 +120,18 @@ TEST(ExactGpTest, LikelihoodGradientMatchesFiniteDifferences) {
   GpHyper up = hyper, down = hyper;
   up.log_signal += step;
   down.log_signal -= step;
-  EXPECT_NEAR(gradient.d_log_signal,
-              (likelihood(features, residuals, up) - likelihood(features, residuals, down)) /
-                  (2 * step),
-              1e-5);
+  EXPECT_NEAR(
+      gradient.d_log_signal,
+      (likelihood(features, residuals, up) - likelihood(features, residuals, down)) / (2 * step),
+      1e-5);
   up = hyper;
   down = hyper;
   up.log_noise += step;
   down.log_noise -= step;
-  EXPECT_NEAR(gradient.d_log_noise,
-              (likelihood(features, residuals, up) - likelihood(features, residuals, down)) /
-                  (2 * step),
-              1e-5);
+  EXPECT_NEAR(
+      gradient.d_log_noise,
+      (likelihood(features, residuals, up) - likelihood(features, residuals, down)) / (2 * step),
+      1e-5);
 }
 
 }  // namespace
