@@ -183,6 +183,24 @@ std::vector<ModelLayer> MobileNetV2() {
   return net.Take();
 }
 
+// One BERT-base encoder layer at sequence 128 (batch 1): the Q, K and V projections, the attention
+// scores Q·Kᵀ and context P·V per head, the output projection and the feed-forward pair. Names
+// follow Hugging Face's BertLayer module paths; the two products are named after what they make.
+std::vector<ModelLayer> BertBaseLayer() {
+  const int64_t seq = 128, hidden = 768, heads = 12, head = 64, ffn = 3072;
+  auto dense = [&](int64_t n, int64_t k) -> Operator { return DenseShape{seq, n, k, true, false}; };
+  return {
+      {"attention.self.query", dense(hidden, hidden)},
+      {"attention.self.key", dense(hidden, hidden)},
+      {"attention.self.value", dense(hidden, hidden)},
+      {"attention.self.scores", BatchMatmulShape{heads, seq, seq, head, false, false}},
+      {"attention.self.context", BatchMatmulShape{heads, seq, head, seq, false, false}},
+      {"attention.output.dense", dense(hidden, hidden)},
+      {"intermediate.dense", dense(ffn, hidden)},
+      {"output.dense", dense(hidden, ffn)},
+  };
+}
+
 struct ZooEntry {
   ZooModelInfo info;
   std::vector<ModelLayer> (*make)();
@@ -197,6 +215,10 @@ const std::vector<ZooEntry>& Entries() {
       {{"alexnet", "AlexNet (Krizhevsky et al. 2012; torchvision's single-tower variant)"},
        AlexNet},
       {{"mobilenet_v2", "MobileNet-v2, width 1.0 (Sandler et al. 2018; torchvision)"}, MobileNetV2},
+      {{"bert_base_layer",
+        "one BERT-base encoder layer, sequence 128: dense and batch_matmul only (Devlin et al. "
+        "2019)"},
+       BertBaseLayer},
   };
   return kEntries;
 }

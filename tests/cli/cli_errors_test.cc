@@ -118,12 +118,12 @@ TEST_F(CliErrorTest, TargetCpuNeedsModelOrOp) {
 TEST_F(CliErrorTest, UnknownModelListsTheKnownOnes) {
   ExpectError({"tune", "--target", "cpu", "--model", "resnet19"},
               "--model: unknown model 'resnet19'; known: resnet18, resnet50, vgg16, alexnet, "
-              "mobilenet_v2");
+              "mobilenet_v2, bert_base_layer");
   CommandResult shown = RunGlimpse({"model", "show", "resnet19"});
   EXPECT_EQ(shown.exit_code, 2);
   EXPECT_EQ(shown.err,
             "glimpse: error: unknown model 'resnet19'; known: resnet18, resnet50, vgg16, "
-            "alexnet, mobilenet_v2\n");
+            "alexnet, mobilenet_v2, bert_base_layer\n");
 }
 
 TEST_F(CliErrorTest, BadOpNamesTheFieldAndTheAcceptedOnes) {

@@ -20,27 +20,29 @@ struct Expected {
   const char* model;
   size_t layers;
   size_t tasks;
-  int conv2d, depthwise, dense;  // distinct tasks per operator
-  double macs;                   // Σ multiply-adds of our layers (exact)
-  double published_macs;         // the paper's / torchvision's figure
+  int conv2d, depthwise, dense, batch_matmul;  // distinct tasks per operator
+  double macs;                                 // Σ multiply-adds of our layers (exact)
+  double published_macs;                       // the paper's / torchvision's figure
 };
 
 // MACs: exact sums of our shapes (checked by hand and by an independent script);
 // published: ResNet-18 1.8 G, ResNet-50 4.1 G (He et al. Table 1: 1.8·10⁹ and 3.8·10⁹ for v1; the
 // v1.5 stride placement gives torchvision's 4.09 G), VGG-16 15.5 G, AlexNet 0.71 G (torchvision),
-// MobileNet-v2 300 M (Sandler et al. Table 4).
+// MobileNet-v2 300 M (Sandler et al. Table 4); a BERT-base layer at sequence 128 0.93 G
+// (4·s·h² + 2·s·h·4h + 2·s²·h: the 11.2 GMACs, ~22 GFLOPs, quoted for its 12 layers).
 const Expected kExpected[] = {
-    {"resnet18", 21, 12, 11, 0, 1, 1814073344.0, 1.8e9},
-    {"resnet50", 54, 24, 23, 0, 1, 4089184256.0, 4.1e9},
-    {"vgg16", 16, 12, 9, 0, 3, 15470264320.0, 15.5e9},
-    {"alexnet", 8, 8, 5, 0, 3, 714188480.0, 0.71e9},
-    {"mobilenet_v2", 53, 31, 20, 10, 1, 300774272.0, 0.30e9},
+    {"resnet18", 21, 12, 11, 0, 1, 0, 1814073344.0, 1.8e9},
+    {"resnet50", 54, 24, 23, 0, 1, 0, 4089184256.0, 4.1e9},
+    {"vgg16", 16, 12, 9, 0, 3, 0, 15470264320.0, 15.5e9},
+    {"alexnet", 8, 8, 5, 0, 3, 0, 714188480.0, 0.71e9},
+    {"mobilenet_v2", 53, 31, 20, 10, 1, 0, 300774272.0, 0.30e9},
+    {"bert_base_layer", 8, 5, 0, 0, 3, 2, 931135488.0, 0.93e9},
 };
 
 TEST(ModelZooTest, KnownModelsInOrder) {
   std::vector<std::string> names = ZooModelNames();
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"resnet18", "resnet50", "vgg16", "alexnet", "mobilenet_v2"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"resnet18", "resnet50", "vgg16", "alexnet",
+                                             "mobilenet_v2", "bert_base_layer"}));
   ASSERT_EQ(ZooModels().size(), names.size());
   for (const ZooModelInfo& info : ZooModels()) EXPECT_FALSE(info.description.empty());
 }
@@ -52,13 +54,14 @@ TEST(ModelZooTest, CountsAndTotalWorkMatchThePublishedArchitectures) {
     EXPECT_EQ(layers.size(), e.layers);
     std::vector<ModelTask> tasks = ExtractTasks(layers);
     EXPECT_EQ(tasks.size(), e.tasks);
-    int conv = 0, depthwise = 0, dense = 0;
+    int conv = 0, depthwise = 0, dense = 0, batch_matmul = 0;
     int64_t weights = 0;
     double task_flops = 0;
     for (const ModelTask& task : tasks) {
       conv += std::holds_alternative<Conv2dShape>(task.op);
       depthwise += std::holds_alternative<DepthwiseConv2dShape>(task.op);
       dense += std::holds_alternative<DenseShape>(task.op);
+      batch_matmul += std::holds_alternative<BatchMatmulShape>(task.op);
       weights += task.weight;
       EXPECT_EQ(task.layers.size(), static_cast<size_t>(task.weight));
       task_flops += task.TotalFlops();
@@ -66,6 +69,7 @@ TEST(ModelZooTest, CountsAndTotalWorkMatchThePublishedArchitectures) {
     EXPECT_EQ(conv, e.conv2d);
     EXPECT_EQ(depthwise, e.depthwise);
     EXPECT_EQ(dense, e.dense);
+    EXPECT_EQ(batch_matmul, e.batch_matmul);
     EXPECT_EQ(weights, static_cast<int64_t>(layers.size()));
 
     double macs = ModelFlops(layers) / 2;
@@ -79,14 +83,20 @@ TEST(ModelZooTest, CountsAndTotalWorkMatchThePublishedArchitectures) {
 TEST(ModelZooTest, EveryLayerIsNamedOnceWithFoldedBiasAndNoFusedRelu) {
   for (const std::string& name : ZooModelNames()) {
     SCOPED_TRACE(name);
+    const bool cnn = name != "bert_base_layer";
     std::set<std::string> seen;
     for (const ModelLayer& layer : ZooModel(name)) {
       EXPECT_TRUE(seen.insert(layer.name).second) << "duplicate layer name " << layer.name;
       Json json = OperatorToJson(layer.op);
-      EXPECT_EQ(json["bias"], 1) << layer.name;
+      // The transformer's batch_matmuls have no bias (the CNNs' layers all do).
+      EXPECT_EQ(json["bias"], json["op"] == "batch_matmul" ? 0 : 1) << layer.name;
       EXPECT_EQ(json["relu"], 0) << layer.name;
-      // Batch 1: a dense layer's rows, a convolution's images.
-      EXPECT_EQ(json[json["op"] == "dense" ? "M" : "N"], 1) << layer.name;
+      // Batch 1: a CNN's dense rows and convolution images; the transformer's 128 tokens.
+      if (json["op"] == "dense") {
+        EXPECT_EQ(json["M"], cnn ? 1 : 128) << layer.name;
+      } else if (cnn) {
+        EXPECT_EQ(json["N"], 1) << layer.name;
+      }
       // Every operator round-trips through the text form users pass to --op.
       EXPECT_EQ(OperatorToString(ParseOperator(OperatorToString(layer.op))),
                 OperatorToString(layer.op));
@@ -178,6 +188,28 @@ TEST(ModelZooTest, DistinguishingShapes) {
   EXPECT_EQ(LayerOp("mobilenet_v2", "classifier.1"), Op("dense:M=1,N=1000,K=1280,bias=1"));
 }
 
+TEST(ModelZooTest, BertBaseLayerHasTheTransformerShapes) {
+  std::vector<ModelTask> tasks = ExtractTasks(ZooModel("bert_base_layer"));
+  std::vector<std::string> texts;
+  std::vector<int64_t> weights;
+  for (const ModelTask& task : tasks) {
+    texts.push_back(task.op_text);
+    weights.push_back(task.weight);
+  }
+  EXPECT_EQ(texts, Canonical({
+                       "dense:M=128,N=768,K=768,bias=1",
+                       "batch_matmul:B=12,M=128,N=128,K=64",
+                       "batch_matmul:B=12,M=128,N=64,K=128",
+                       "dense:M=128,N=3072,K=768,bias=1",
+                       "dense:M=128,N=768,K=3072,bias=1",
+                   }));
+  EXPECT_EQ(weights, (std::vector<int64_t>{4, 1, 1, 1, 1}));
+  EXPECT_EQ(tasks[0].layers,
+            (std::vector<std::string>{"attention.self.query", "attention.self.key",
+                                      "attention.self.value", "attention.output.dense"}));
+  EXPECT_EQ(CanonicalZooModelName("BERT-base-layer"), "bert_base_layer");
+}
+
 TEST(ModelZooTest, NamesMatchLoosely) {
   EXPECT_EQ(CanonicalZooModelName("ResNet-18"), "resnet18");
   EXPECT_EQ(CanonicalZooModelName("MobileNetV2"), "mobilenet_v2");
@@ -192,7 +224,7 @@ TEST(ModelZooTest, UnknownModelListsTheKnownOnes) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
                  "unknown model 'resnet19'; known: resnet18, resnet50, vgg16, alexnet, "
-                 "mobilenet_v2");
+                 "mobilenet_v2, bert_base_layer");
   }
 }
 

@@ -124,8 +124,8 @@ void RunShow(const ModelFlags& flags) {
   }
   task_table.Print(std::cout);
   std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "
-               "total. Biases hold the folded batch norm; ReLU, residual adds and pooling are "
-               "not listed (not tuned).\n";
+               "total. A CNN's biases hold the folded batch norm; ReLU, residual adds, pooling, "
+               "softmax and LayerNorm are not listed (not tuned).\n";
 }
 
 }  // namespace
@@ -133,7 +133,9 @@ void RunShow(const ModelFlags& flags) {
 void AddModelCommand(CLI::App& app) {
   auto flags = std::make_shared<ModelFlags>();
   CLI::App* command = app.add_subcommand(
-      "model", "The model zoo: CNN layers at batch 1 and the distinct operators they tune as");
+      "model",
+      "The model zoo: CNN layers at batch 1, a transformer layer, and the distinct operators "
+      "they tune as");
   command->require_subcommand(1);
   CLI::App* list = command->add_subcommand("list", "List the models of the zoo");
   list->add_flag("--json", flags->json, "print JSON");
