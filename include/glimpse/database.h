@@ -78,6 +78,13 @@ class Database {
   std::optional<WorkloadEntry> GetWorkload(const std::string& key) const;
   std::vector<WorkloadEntry> Workloads() const;
 
+  // Free-form notes a command keeps with the database (the performance corpus's measurement
+  // protocol and machine, docs/perf-corpus.md), in the meta table beside the schema version.
+  // "application" and keys starting with "schema" are the database's own and refused (Error).
+  // Set replaces.
+  void SetNote(const std::string& key, const std::string& value);
+  std::optional<std::string> GetNote(const std::string& key) const;
+
   // Appends records in one transaction (all or none). Their workloads must exist. Returns the ids.
   std::vector<int64_t> CommitBatch(const std::vector<TuningRecord>& records);
 

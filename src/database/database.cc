@@ -34,6 +34,24 @@ void Database::PutWorkload(const WorkloadEntry& workload) {
   database::InsertWorkload(*impl_->connection, workload);
 }
 
+void Database::SetNote(const std::string& key, const std::string& value) {
+  if (key.empty() || key.rfind("schema", 0) == 0 || key == "application") {
+    throw Error("database '" + impl_->path + "': note key '" + key +
+                "' is empty or reserved ('application', keys starting with 'schema')");
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement insert(*impl_->connection, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+  insert.Bind(1, key).Bind(2, value).Run();
+}
+
+std::optional<std::string> Database::GetNote(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement select(*impl_->connection, "SELECT value FROM meta WHERE key = ?");
+  select.Bind(1, key);
+  if (!select.Step()) return std::nullopt;
+  return select.Text(0);
+}
+
 std::optional<WorkloadEntry> Database::GetWorkload(const std::string& key) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   Statement select(*impl_->connection,

@@ -149,5 +149,21 @@ TEST(DatabaseOpen, TwoConnectionsSeeEachOthersCommits) {
   EXPECT_EQ(reader.Records("k1").size(), 1u);
 }
 
+TEST(DatabaseOpen, NotesPersistReplaceAndLeaveTheSchemaAlone) {
+  std::string path = MakeTempDir("glimpse-db") + "/notes.db";
+  {
+    Database database(path);
+    EXPECT_FALSE(database.GetNote("perf_corpus.run").has_value());
+    database.SetNote("perf_corpus.run", "{\"a\":1}");
+    database.SetNote("perf_corpus.run", "{\"a\":2}");
+    ExpectErrorMentioning([&] { database.SetNote("schema_version", "9"); },
+                          {path, "schema_version", "reserved"});
+    ExpectErrorMentioning([&] { database.SetNote("application", "x"); }, {"reserved"});
+  }
+  Database reopened(path, /*create=*/false);
+  EXPECT_EQ(reopened.GetNote("perf_corpus.run"), std::optional<std::string>("{\"a\":2}"));
+  EXPECT_EQ(RawQuery(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+}
+
 }  // namespace
 }  // namespace glimpse::testing
