@@ -42,6 +42,12 @@ namespace glimpse {
 
 // ---- Templates
 
+// The version of the programs the CPU templates generate. Bump it whenever a template makes a
+// different nest for the same operator and configuration (a knob change already changes the
+// space's fingerprint, hence the workload key): the performance corpus records it with every
+// measurement, so that a model is not trained on timings of programs glimpse no longer makes.
+constexpr int kCpuTemplateVersion = 1;
+
 // The schedule space of an operator (knobs are documented in docs/cpu-tuning.md): dense,
 // batch_matmul (dense's tiling plus the batch), conv2d (layout NCHW or the channel-blocked NCHWc,
 // whose weight packing is a prepare step) and depthwise_conv2d (vectorised along the output
