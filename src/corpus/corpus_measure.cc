@@ -1,0 +1,227 @@
+// MeasureCorpus (glimpse/corpus_measure.h): operator by operator, its uniform sample and then a
+// short tuning run, through the tuning loop (Tune), so that batches, statuses, progress and the
+// per-batch commits are the loop's own.
+//
+// Map: per operator → MakeTask (no template: noted, skipped) → the sample minus the database's
+// records → Tune with a tuner that proposes exactly that list (resume off: the list is already
+// what is missing) → the tuning run (resume on, budget = records held + what its strategy still
+// owes) → the records added, counted from the database.
+#include "glimpse/corpus_measure.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include "glimpse/build_support.h"
+#include "glimpse/error.h"
+#include "glimpse/tuner.h"
+
+namespace glimpse {
+
+const char* const kCorpusUniformStrategy = "corpus-uniform";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Proposes a fixed list, in order: the operator's sample that the database does not hold yet.
+class ListTuner : public Tuner {
+ public:
+  explicit ListTuner(std::vector<Config> list) : list_(std::move(list)) {}
+  std::string Name() const override { return kCorpusUniformStrategy; }
+  using Tuner::Init;
+  void Init(const TuningContext&) override { next_ = 0; }
+  std::vector<Config> Propose(size_t n) override {
+    std::vector<Config> out;
+    while (out.size() < n && next_ < list_.size()) out.push_back(list_[next_++]);
+    return out;
+  }
+  void Observe(const std::vector<Config>&, const std::vector<MeasureResult>&) override {}
+
+ private:
+  std::vector<Config> list_;
+  size_t next_ = 0;
+};
+
+void AppendRunNote(Database& database, const Json& note) {
+  Json runs = Json::array();
+  if (std::optional<std::string> held = database.GetNote("perf_corpus.runs")) {
+    try {
+      runs = Json::parse(*held);
+    } catch (const Json::exception&) {
+      runs = Json::array();  // a note this build cannot read is replaced, not fatal
+    }
+    if (!runs.is_array()) runs = Json::array();
+  }
+  runs.push_back(note);
+  database.SetNote("perf_corpus.runs", runs.dump());
+}
+
+}  // namespace
+
+CorpusMeasureReport MeasureCorpus(const Target& target,
+                                  const std::vector<CorpusOperator>& operators,
+                                  const CorpusMeasureOptions& options, Database& database,
+                                  const Json& run_note) {
+  if (options.per_operator < 0 || options.tuned_best < 0) {
+    throw Error("the per-operator sample and the tuning run's budget must not be negative");
+  }
+  if (options.tuned_best > 0) MakeTuner(options.tuner);  // an unknown strategy fails before work
+  const Clock::time_point start = Clock::now();
+  CorpusMeasureReport report;
+  report.planned = static_cast<int64_t>(operators.size());
+  report.stop_reason = "done";
+  AppendRunNote(database, run_note);
+  std::unique_ptr<Builder> builder = target.MakeBuilder(options.work_dir);
+
+  // Seconds left of the time budget; +inf without one.
+  auto left = [&] {
+    return options.time_budget_s > 0 ? options.time_budget_s - SecondsSince(start)
+                                     : std::numeric_limits<double>::infinity();
+  };
+  for (size_t i = 0; i < operators.size(); ++i) {
+    if (options.max_operators > 0 && static_cast<int64_t>(i) >= options.max_operators) {
+      report.stop_reason = "max operators";
+      break;
+    }
+    if (left() <= 0) {
+      report.stop_reason = "time budget";
+      break;
+    }
+    const CorpusOperator& op = operators[i];
+    CorpusOperatorOutcome outcome;
+    outcome.op_text = op.op_text;
+    const std::string where =
+        fmt::format("operator {}/{}: {}", i + 1, operators.size(), op.op_text);
+    Task task;
+    try {
+      task = target.MakeTask(op.op);
+    } catch (const Error& error) {
+      outcome.error = error.what();
+      if (options.log != nullptr) *options.log << where << ": skipped, " << outcome.error << "\n";
+      report.operators.push_back(std::move(outcome));
+      continue;
+    }
+    outcome.workload_key = task.WorkloadKey();
+
+    const std::vector<TuningRecord> before = database.Records(outcome.workload_key, task.device);
+    std::set<std::string> held;
+    int64_t max_id = 0, tuned_held = 0;
+    for (const TuningRecord& record : before) {
+      held.insert(record.config_hash);
+      max_id = std::max(max_id, record.id);
+      tuned_held += record.strategy == options.tuner;
+    }
+    std::vector<Config> missing;
+    const std::vector<Config> sample =
+        SampleUniformConfigs(task.space, static_cast<size_t>(options.per_operator),
+                             CorpusOperatorSeed(options.seed, op.op_text));
+    for (const Config& config : sample) {
+      if (!held.count(HashToHex(task.space.Hash(config)))) missing.push_back(config);
+    }
+    outcome.sampled = static_cast<int64_t>(sample.size());
+    outcome.already = outcome.sampled - static_cast<int64_t>(missing.size());
+    const int64_t tuned_owed = std::max<int64_t>(0, options.tuned_best - tuned_held);
+    if (options.log != nullptr) {
+      *options.log << fmt::format("{}: {} sampled, {} already measured; {} {} to go\n", where,
+                                  outcome.sampled, outcome.already, tuned_owed, options.tuner);
+    }
+
+    TuneOptions tune;
+    tune.batch_size = options.batch;
+    tune.seed = CorpusOperatorSeed(options.seed, op.op_text);
+    tune.progress = options.progress;
+    std::unique_ptr<Runner> runner = target.MakeRunner(task, options.run_timeout(op.op));
+    if (!missing.empty() && left() > 0) {
+      tune.max_measurements = static_cast<int64_t>(missing.size());
+      tune.max_seconds = std::isfinite(left()) ? left() : 0.0;
+      tune.resume = false;  // `missing` already leaves out what the database holds
+      ListTuner uniform(std::move(missing));
+      Tune(task, uniform, *builder, *runner, &database, tune);
+    }
+    if (tuned_owed > 0 && left() > 0) {
+      // Warmed by every record of the operator (resume), which also count towards the loop's
+      // budget: the budget is what is held plus what the tuning run still owes.
+      const auto held_now =
+          static_cast<int64_t>(database.Records(outcome.workload_key, task.device).size());
+      tune.max_measurements = held_now + tuned_owed;
+      tune.max_seconds = std::isfinite(left()) ? left() : 0.0;
+      tune.resume = true;
+      std::unique_ptr<Tuner> tuner = MakeTuner(options.tuner);
+      Tune(task, *tuner, *builder, *runner, &database, tune);
+    }
+
+    outcome.best_time_s = std::numeric_limits<double>::infinity();
+    for (const TuningRecord& record : database.Records(outcome.workload_key, task.device)) {
+      ++outcome.records;
+      if (record.status == MeasureStatus::kOk) {
+        outcome.best_time_s = std::min(outcome.best_time_s, record.time_s);
+      }
+      if (record.id <= max_id) continue;
+      ++outcome.measured;
+      outcome.ok += record.status == MeasureStatus::kOk;
+    }
+    report.measured += outcome.measured;
+    report.ok += outcome.ok;
+    report.operators.push_back(std::move(outcome));
+  }
+  if (report.stop_reason == "done" && left() <= 0) report.stop_reason = "time budget";
+  report.elapsed_s = SecondsSince(start);
+  return report;
+}
+
+std::string GlimpseRevision() {
+#ifdef GLIMPSE_GIT_REVISION
+  return GLIMPSE_GIT_REVISION;
+#else
+  return "unknown";
+#endif
+}
+
+Json CpuCorpusRunNote(const CpuTargetOptions& target, const CorpusMeasureOptions& options) {
+  const CpuRunnerOptions runner;  // the protocol's settings: the corpus measures with the defaults
+  const std::vector<int> cpus = process::AllowedCpus();
+  return Json{
+      {"started_at", static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count()) /
+                         1000.0},
+      {"machine",
+       {{"cpu", CpuDeviceName()},
+        {"cpus", cpus.size()},
+        {"online_cpus", std::thread::hardware_concurrency()},
+        {"glimpse_revision", GlimpseRevision()}}},
+      {"protocol",
+       {{"threads", target.threads == 0 ? static_cast<int>(cpus.size()) : target.threads},
+        {"warmup", runner.warmup},
+        {"min_repeats", runner.min_repeats},
+        {"min_time_s", runner.min_time_s},
+        {"max_repeats", runner.max_repeats},
+        {"flush_bytes", runner.flush_bytes},
+        {"flush", "0: 2 x the last-level cache (at most 128 MiB) written between timed runs"},
+        {"rtol", runner.rtol},
+        {"time", "median of the timed runs; the output is checked against the reference first"},
+        {"compiler", CpuBuilderOptions{}.compiler},
+        {"compiler_flags", DefaultCpuCompilerFlags()},
+        {"overlap_builds", target.overlap_builds}}},
+      {"template_versions", {{"cpu", kCpuTemplateVersion}}},
+      {"settings",
+       {{"per_operator", options.per_operator},
+        {"tuned_best", options.tuned_best},
+        {"tuner", options.tuner},
+        {"seed", options.seed},
+        {"batch", options.batch}}}};
+}
+
+}  // namespace glimpse
