@@ -295,8 +295,10 @@ TEST_F(CliCpuTest, ModelListAndShow) {
   CommandResult list = RunGlimpse({"model", "list", "--json"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   Json models = Json::parse(list.out);
-  ASSERT_EQ(models.size(), 5u);
+  ASSERT_EQ(models.size(), 6u);
   EXPECT_EQ(models[0]["model"], "resnet18");
+  EXPECT_EQ(models[5]["model"], "bert_base_layer");
+  EXPECT_EQ(models[5]["tasks"], 5);
   EXPECT_EQ(models[0]["layers"], 21);
   EXPECT_EQ(models[0]["tasks"], 12);
 

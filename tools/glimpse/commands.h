@@ -13,5 +13,6 @@ void AddBenchCommand(CLI::App& app);
 void AddModelCommand(CLI::App& app);
 void AddHardwareCommand(CLI::App& app);
 void AddTrainCommand(CLI::App& app);
+void AddCorpusCommand(CLI::App& app);
 
 }  // namespace glimpse::cli
