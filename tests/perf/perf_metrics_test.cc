@@ -64,9 +64,9 @@ TEST(PerfMetrics, TauWithinOperatorAveragesOperatorsAndSkipsSingletons) {
   r.Add("A", 3.0);
   r.Add("B", 1.0);  // B: reversed, τ = −1
   r.Add("B", 2.0);
-  r.Add("C", 1.0);                   // C: one record, skipped
-  r.Add("C", 9.0, /*ok=*/false);     // a failure does not count
-  r.Add("D", 4.0);                   // D: measured times all tie, skipped
+  r.Add("C", 1.0);                // C: one record, skipped
+  r.Add("C", 9.0, /*ok=*/false);  // a failure does not count
+  r.Add("D", 4.0);                // D: measured times all tie, skipped
   r.Add("D", 4.0);
   const std::vector<double> p = {1, 2, 3, 2, 1, 5, 1, 1, 2};
   const WithinOperatorTau tau = KendallTauWithinOperator(r.ptrs, p);

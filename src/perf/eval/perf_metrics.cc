@@ -18,8 +18,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void CheckSizes(size_t a, size_t b, const char* what) {
   if (a != b) {
-    throw Error(std::string(what) + ": " + std::to_string(a) + " records but " +
-                std::to_string(b) + " predictions");
+    throw Error(std::string(what) + ": " + std::to_string(a) + " records but " + std::to_string(b) +
+                " predictions");
   }
 }
 

@@ -89,9 +89,8 @@ PerfSplit SplitHeldOutModels(const PerfCorpus& corpus, const std::vector<std::st
     const auto& models = record->models;
     const bool any_held = std::any_of(models.begin(), models.end(),
                                       [&](const std::string& m) { return held.count(m) > 0; });
-    const bool all_held = any_held && std::all_of(models.begin(), models.end(), [&](const auto& m) {
-                            return held.count(m) > 0;
-                          });
+    const bool all_held = any_held && std::all_of(models.begin(), models.end(),
+                                                  [&](const auto& m) { return held.count(m) > 0; });
     if (!any_held) {
       split.train.push_back(record);
     } else if (all_held) {
