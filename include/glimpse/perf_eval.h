@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -96,5 +98,57 @@ PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, doubl
                         uint64_t seed);
 const std::vector<std::string>& PerfSplitNames();
 const std::vector<std::string>& DefaultHeldOutModels();  // {"mobilenet_v2", "resnet50"}
+
+}  // namespace glimpse
+
+// ---- The evaluation run (`glimpse perf-model evaluate`)
+
+namespace glimpse {
+
+class PerfPredictor;
+
+// One predictor on one split.
+struct PerfPredictorScore {
+  std::string predictor;
+  double mape = 0.0;  // percent, test records ≥ 5 µs
+  int64_t mape_records = 0;
+  WithinOperatorTau tau;
+  TopKSlowdown top1, top5, top10;
+  double fit_s = 0.0;      // wall-clock of Fit
+  double predict_s = 0.0;  // wall-clock of PredictSeconds over the test side
+  Json details;            // PerfPredictor::Describe after the fit
+};
+
+struct PerfSplitScores {
+  std::string split;
+  std::string note;
+  int64_t train_records = 0, test_records = 0, excluded_records = 0;
+  int64_t train_operators = 0, test_operators = 0;
+  std::vector<PerfPredictorScore> scores;
+};
+
+struct PerfEvalReport {
+  std::string corpus;  // its path
+  Json corpus_header;
+  uint64_t seed = 0;
+  double test_fraction = 0.0;
+  std::vector<PerfSplitScores> splits;
+};
+
+// Makes a fresh predictor for each split (a name of PerfPredictorNames(),
+// glimpse/perf_predictor.h).
+using PerfPredictorFactory = std::function<std::unique_ptr<PerfPredictor>(const std::string&)>;
+
+// Every split × predictor: split the corpus, fit a fresh predictor on the training side, predict
+// the test side, score it. Throws Error for an unknown split or predictor.
+PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
+                                      const std::vector<std::string>& splits,
+                                      const std::vector<std::string>& predictors,
+                                      const PerfPredictorFactory& factory, double test_fraction,
+                                      uint64_t seed);
+
+Json PerfEvalReportToJson(const PerfEvalReport& report);
+// A table per split: predictor, MAPE (≥ 5 µs), τ, top-1/5/10 slowdown (mean, median), fit time.
+std::string PerfEvalReportToText(const PerfEvalReport& report);
 
 }  // namespace glimpse
