@@ -88,7 +88,7 @@ std::string DefaultMachineProfilePath();
 struct RooflineEstimate {
   double flops = 0.0;
   double compute_s = 0.0;
-  std::vector<double> bytes;   // per profile level
+  std::vector<double> bytes;     // per profile level
   std::vector<double> memory_s;  // per profile level
   double time_s = 0.0;
 };
@@ -110,8 +110,8 @@ std::unique_ptr<PerfPredictor> MakeRooflinePredictor(MachineProfile profile, boo
 // four accesses (a, b, destination read, store), then the mean and the maximum of every node's
 // features: 7 × kProgramGraphFeatureWidth values. Target: log(time_s), reg:squarederror.
 struct XgbPerfOptions {
-  int rounds = 300;         // boosting rounds (no early stopping: the test side is never seen)
-  double eta = 0.1;         // learning rate
+  int rounds = 300;  // boosting rounds (no early stopping: the test side is never seen)
+  double eta = 0.1;  // learning rate
   int max_depth = 6;
   double min_child_weight = 1.0;
   double subsample = 1.0;  // 1: deterministic for a seed

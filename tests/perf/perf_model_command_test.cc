@@ -71,9 +71,9 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
   const std::string json = (dir / "eval.json").string();
   WriteTinyCorpus(corpus);
   int rc = 0;
-  const std::string out =
-      RunGlimpse("perf-model evaluate --corpus " + corpus + " --split all --xgb-rounds 10 --json " + json,
-          &rc);
+  const std::string out = RunGlimpse(
+      "perf-model evaluate --corpus " + corpus + " --split all --xgb-rounds 10 --json " + json,
+      &rc);
   ASSERT_EQ(rc, 0) << out;
   for (const char* needle : {"split random", "split operators", "split models", "roofline-cal",
                              "xgb", "MAPE %", "top-10"}) {
@@ -94,7 +94,8 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
     EXPECT_EQ(score["mape_records"], 12);
   }
 
-  const std::string bad = RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);
+  const std::string bad =
+      RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);
   EXPECT_NE(rc, 0);
   EXPECT_NE(bad.find("known: roofline, roofline-cal, xgb"), std::string::npos) << bad;
   fs::remove_all(dir);

@@ -5,8 +5,8 @@
 
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -120,9 +120,9 @@ std::vector<const PerfCorpusRecord*> All(const PerfCorpus& corpus) {
 TEST(Roofline, CalibrationIsOneScalePerKind) {
   const MachineProfile profile = SmallProfile();
   // Measured = 3 × the estimate for dense, so the fitted scale is 3 and predictions match.
-  const PerfCorpus corpus =
-      SyntheticCorpus({"dense:M=16,N=64,K=32,bias=1"}, 20,
-                      [&](const LoopNest& nest) { return 3.0 * EstimateRoofline(nest, profile).time_s; });
+  const PerfCorpus corpus = SyntheticCorpus(
+      {"dense:M=16,N=64,K=32,bias=1"}, 20,
+      [&](const LoopNest& nest) { return 3.0 * EstimateRoofline(nest, profile).time_s; });
   ASSERT_GE(corpus.records.size(), 10u);
   auto calibrated = MakeRooflinePredictor(profile, true);
   calibrated->Fit(All(corpus));
@@ -166,8 +166,8 @@ TEST(XgbPerfPredictor, LearnsASyntheticRelationOnHeldOutRecords) {
     for (int64_t size : ProgramTileSizes(nest)) tile *= static_cast<double>(size);
     return 1e-6 * loops * std::sqrt(tile);
   };
-  const PerfCorpus corpus = SyntheticCorpus(
-      {"dense:M=64,N=64,K=64,bias=1", "dense:M=32,N=128,K=64,bias=0"}, 150, truth);
+  const PerfCorpus corpus =
+      SyntheticCorpus({"dense:M=64,N=64,K=64,bias=1", "dense:M=32,N=128,K=64,bias=0"}, 150, truth);
   const PerfSplit split = SplitRandom(corpus, 0.25, 3);
   XgbPerfOptions options;
   options.rounds = 100;

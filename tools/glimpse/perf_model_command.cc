@@ -71,10 +71,10 @@ void AddPerfModelCommand(CLI::App& app) {
   perf->require_subcommand(1);
   auto flags = std::make_shared<PerfModelFlags>();
   CLI::App* evaluate = perf->add_subcommand(
-      "evaluate", "Score performance predictors on a corpus's random, held-out-operator and "
-                  "held-out-model splits (MAPE >= 5 us, Kendall tau, top-k slowdown)");
-  evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")
-      ->required();
+      "evaluate",
+      "Score performance predictors on a corpus's random, held-out-operator and "
+      "held-out-model splits (MAPE >= 5 us, Kendall tau, top-k slowdown)");
+  evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
   evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb");

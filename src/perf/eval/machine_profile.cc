@@ -19,8 +19,8 @@ double PositiveNumber(const Json& json, const std::string& field, const std::str
   }
   const double value = json[field].get<double>();
   if (!(value > 0.0 || (zero_ok && value == 0.0))) {
-    throw Error(where + ": field '" + field + "' must be " + (zero_ok ? "≥ 0" : "> 0") +
-                ", got " + std::to_string(value));
+    throw Error(where + ": field '" + field + "' must be " + (zero_ok ? "≥ 0" : "> 0") + ", got " +
+                std::to_string(value));
   }
   return value;
 }

@@ -138,8 +138,8 @@ std::string PerfEvalReportToText(const PerfEvalReport& report) {
         "split {}: {}\n  train {} records ({} operators), test {} records ({} operators){}\n",
         s.split, s.note, s.train_records, s.train_operators, s.test_records, s.test_operators,
         s.excluded_records > 0 ? fmt::format(", {} left out", s.excluded_records) : "");
-    out += fmt::format("  {:<14} {:>9} {:>6} {:>13} {:>13} {:>13} {:>8}\n", "predictor",
-                       "MAPE %", "tau", "top-1", "top-5", "top-10", "fit s");
+    out += fmt::format("  {:<14} {:>9} {:>6} {:>13} {:>13} {:>13} {:>8}\n", "predictor", "MAPE %",
+                       "tau", "top-1", "top-5", "top-10", "fit s");
     out += fmt::format("  {:<14} {:>9} {:>6} {:>13} {:>13} {:>13} {:>8}\n", "", "(>=5us)", "",
                        "mean/median", "mean/median", "mean/median", "");
     for (const PerfPredictorScore& p : s.scores) {

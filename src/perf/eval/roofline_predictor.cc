@@ -168,8 +168,7 @@ class RooflinePredictor : public PerfPredictor {
     }
   }
 
-  std::vector<double> PredictSeconds(
-      const std::vector<const PerfCorpusRecord*>& records) override {
+  std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     std::vector<double> out = Estimate(records);
     if (!calibrated_) return out;
     for (size_t i = 0; i < records.size(); ++i) {

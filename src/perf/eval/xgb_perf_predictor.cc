@@ -18,8 +18,8 @@ namespace glimpse {
 namespace {
 
 constexpr int kW = kProgramGraphFeatureWidth;
-constexpr int kAccessSlots = 4;                   // a, b, destination read, store
-constexpr int kBlocks = 1 + kAccessSlots + 2;     // statement, accesses, mean, max
+constexpr int kAccessSlots = 4;                // a, b, destination read, store
+constexpr int kBlocks = 1 + kAccessSlots + 2;  // statement, accesses, mean, max
 
 bool IsAccess(GraphNodeType type) {
   return type == GraphNodeType::kLoad || type == GraphNodeType::kStore;
@@ -89,7 +89,8 @@ class XgbPerfPredictor : public PerfPredictor {
     for (const PerfCorpusRecord* record : rows) {
       labels.push_back(static_cast<float>(std::log(record->time_s)));
     }
-    model::XgbMatrix matrix(Features(rows), rows.size(), static_cast<size_t>(XgbPerfFeatureWidth()));
+    model::XgbMatrix matrix(Features(rows), rows.size(),
+                            static_cast<size_t>(XgbPerfFeatureWidth()));
     matrix.SetFloatInfo("label", labels);
     booster_ = std::make_unique<model::XgbBooster>(&matrix);
     booster_->SetParam("objective", "reg:squarederror");
@@ -107,8 +108,7 @@ class XgbPerfPredictor : public PerfPredictor {
     trained_rows_ = rows.size();
   }
 
-  std::vector<double> PredictSeconds(
-      const std::vector<const PerfCorpusRecord*>& records) override {
+  std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     if (!booster_) throw Error("xgb perf predictor: PredictSeconds before Fit");
     if (records.empty()) return {};
     model::XgbMatrix matrix(Features(records), records.size(),
