@@ -14,5 +14,6 @@ void AddModelCommand(CLI::App& app);
 void AddHardwareCommand(CLI::App& app);
 void AddTrainCommand(CLI::App& app);
 void AddCorpusCommand(CLI::App& app);
+void AddPerfModelCommand(CLI::App& app);
 
 }  // namespace glimpse::cli

@@ -1,0 +1,138 @@
+// glimpse/perf_predictor.h — performance models as the evaluation sees them: fit on the training
+// side of a split, predict seconds for the test side (docs/perf-eval.md). The baselines of
+// Kaufman et al.'s evaluation live here: an analytical roofline over the loop-nest IR and XGBoost
+// on loop features; the learned models plug in through the same interface.
+//
+// A record's program is rebuilt from its operator and configuration (MakeCpuNest(ParseOperator(op),
+// MakeCpuSpace(op), space.ConfigFromJson(config))), so predictors read programs, not knob indices.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "glimpse/json.h"
+#include "glimpse/loop_nest.h"
+#include "glimpse/perf_corpus.h"
+
+namespace glimpse {
+
+class PerfPredictor {
+ public:
+  virtual ~PerfPredictor() = default;
+  // The name in reports: "roofline", "xgb", …
+  virtual std::string Name() const = 0;
+  // Learns from `train` (ok records only; the harness filters them). May do nothing (an
+  // analytical model). Throws Error when a record's program cannot be rebuilt.
+  virtual void Fit(const std::vector<const PerfCorpusRecord*>& train) = 0;
+  // One predicted time per record, in seconds, > 0.
+  virtual std::vector<double> PredictSeconds(
+      const std::vector<const PerfCorpusRecord*>& records) = 0;
+  // What the report should say about the fit (options, fitted numbers); {} when nothing.
+  virtual Json Describe() const { return Json::object(); }
+};
+
+// The CPU template's nest of a record. Throws Error naming the record's operator when the
+// configuration does not instantiate.
+LoopNest RecordNest(const PerfCorpusRecord& record);
+
+// ---- The machine profile (the roofline's numbers)
+//
+// {"format": "glimpse-machine-profile", "version": 1, "name": …, "peak_gflops": …, "threads": …,
+//  "vector_lanes": …, "register_bytes": …,
+//  "levels": [{"name": "L1", "size_bytes": …, "bandwidth_gbs": …}, … {"name": "DRAM",
+//              "size_bytes": 0, "bandwidth_gbs": …}],
+//  "sources": {…: where each figure was measured}}
+// Levels run from the fastest to main memory; the last one's size is ignored (unbounded).
+// Bandwidths are what all `threads` threads together read, in GB/s (10⁹ bytes); the peak is FP32
+// for all threads with `vector_lanes`-wide FMAs.
+struct MemoryLevel {
+  std::string name;
+  double size_bytes = 0.0;
+  double bandwidth_gbs = 0.0;
+};
+struct MachineProfile {
+  std::string name;
+  double peak_gflops = 0.0;
+  int threads = 1;
+  int vector_lanes = 1;
+  double register_bytes = 0.0;  // the vector register file of one core: what L1 feeds
+  std::vector<MemoryLevel> levels;
+  Json sources;
+};
+// Throws Error naming `path` and the field for a missing or bad value.
+MachineProfile LoadMachineProfile(const std::string& path);
+MachineProfile MachineProfileFromJson(const Json& json, const std::string& where);
+// data/hardware/cpu_machine_profile.json of the source tree (GLIMPSE_SOURCE_DIR or the build's).
+std::string DefaultMachineProfilePath();
+
+// ---- The roofline (the analytical baseline)
+//
+// time = max(FLOPs / compute peak, Σ_levels bytes_level / bandwidth_level), per statement of the
+// nest's body, summed over statements:
+//   - FLOPs: 2 per multiply-add run, 1 per bias add and per ReLU of a copy (the program graph's
+//     stmt.flops), times the runs (product of the extents around the statement);
+//   - compute peak: the profile's, times the share of the threads the statement's parallel loops
+//     can use (min(threads, their iterations) / threads) and of the vector lanes its innermost
+//     vectorised loop fills (min(lanes, extent) / lanes; 1 / lanes when none);
+//   - bytes a level supplies: the data that crosses from it to the level above. With the capacity
+//     C of the level above (registers above L1, L1 above L2, …), the outermost loop d whose
+//     working set (Σ over the statement's accesses of 4 · footprint of the loops from d inwards,
+//     glimpse/program_graph.h's footprints) fits in C is where that level holds the data; each
+//     run of d fetches the footprint once, so bytes = 4 · Σ_access footprint(loops ≥ d) · runs
+//     of the loops outside d. A statement whose innermost loop alone does not fit streams its
+//     accesses once per innermost run. Per-core levels (all but the last) scale their bandwidth
+//     with the share of threads the statement uses.
+// Prefetching, associativity, reuse between statements and the epilogue's packing are ignored.
+struct RooflineEstimate {
+  double flops = 0.0;
+  double compute_s = 0.0;
+  std::vector<double> bytes;     // per profile level
+  std::vector<double> memory_s;  // per profile level
+  double time_s = 0.0;
+};
+RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& profile);
+
+// `calibrated`: one scale per operator kind fitted on the training split (the geometric mean of
+// measured / estimated over its records: least squares in log time), the kind-independent scale
+// for kinds the training split lacks; the paper's analytical baseline is scaled per kernel type
+// likewise. Uncalibrated: the estimate itself.
+std::unique_ptr<PerfPredictor> MakeRooflinePredictor(MachineProfile profile, bool calibrated);
+
+// ---- XGBoost on loop features (the practical peer)
+//
+// AutoTVM's itervar features describe, for the loops of a statement, their extents and
+// annotations and, per buffer access, its stride, touched elements and reuse. The program graph
+// (glimpse/program_graph.h) already computes exactly those from the IR for every access
+// (strides, loop extents and footprints of its four innermost loops, loop kinds), so the
+// features are read from it, fixed-width across operators: the main multiply-add's node and its
+// four accesses (a, b, destination read, store), then the mean and the maximum of every node's
+// features: 7 × kProgramGraphFeatureWidth values. Target: log(time_s), reg:squarederror.
+struct XgbPerfOptions {
+  int rounds = 300;  // boosting rounds (no early stopping: the test side is never seen)
+  double eta = 0.1;  // learning rate
+  int max_depth = 6;
+  double min_child_weight = 1.0;
+  double subsample = 1.0;  // 1: deterministic for a seed
+  int num_threads = 1;     // XGBoost nthread (0: every hardware thread)
+  uint64_t seed = 0;
+};
+int XgbPerfFeatureWidth();
+// The feature row of a record's program (XgbPerfFeatureWidth() values).
+std::vector<float> XgbPerfFeatures(const LoopNest& nest);
+std::unique_ptr<PerfPredictor> MakeXgbPerfPredictor(const XgbPerfOptions& options = {});
+
+// ---- The predictors by name
+
+struct PerfPredictorOptions {
+  MachineProfile profile;  // the roofline's
+  XgbPerfOptions xgb;
+};
+// "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb". Throws Error listing the
+// known names.
+std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
+                                                 const PerfPredictorOptions& options);
+const std::vector<std::string>& PerfPredictorNames();
+
+}  // namespace glimpse

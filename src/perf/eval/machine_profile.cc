@@ -1,0 +1,75 @@
+// The roofline's machine profile file (glimpse/perf_predictor.h).
+#include <fstream>
+
+#include "glimpse/error.h"
+#include "glimpse/hardware.h"
+#include "glimpse/perf_predictor.h"
+
+namespace glimpse {
+
+namespace {
+
+constexpr const char* kFormat = "glimpse-machine-profile";
+constexpr int kVersion = 1;
+
+double PositiveNumber(const Json& json, const std::string& field, const std::string& where,
+                      bool zero_ok = false) {
+  if (!json.contains(field) || !json[field].is_number()) {
+    throw Error(where + ": missing or non-numeric field '" + field + "'");
+  }
+  const double value = json[field].get<double>();
+  if (!(value > 0.0 || (zero_ok && value == 0.0))) {
+    throw Error(where + ": field '" + field + "' must be " + (zero_ok ? "≥ 0" : "> 0") + ", got " +
+                std::to_string(value));
+  }
+  return value;
+}
+
+}  // namespace
+
+MachineProfile MachineProfileFromJson(const Json& json, const std::string& where) {
+  if (!json.is_object() || json.value("format", "") != kFormat) {
+    throw Error(where + ": not a " + std::string(kFormat) + " file");
+  }
+  if (json.value("version", 0) != kVersion) {
+    throw Error(where + ": machine profile version " + json.value("version", Json(0)).dump() +
+                "; this glimpse reads version " + std::to_string(kVersion));
+  }
+  MachineProfile profile;
+  profile.name = json.value("name", "");
+  profile.peak_gflops = PositiveNumber(json, "peak_gflops", where);
+  profile.threads = static_cast<int>(PositiveNumber(json, "threads", where));
+  profile.vector_lanes = static_cast<int>(PositiveNumber(json, "vector_lanes", where));
+  profile.register_bytes = PositiveNumber(json, "register_bytes", where);
+  if (!json.contains("levels") || !json["levels"].is_array() || json["levels"].empty()) {
+    throw Error(where + ": field 'levels' must be a non-empty array (L1 … main memory)");
+  }
+  for (size_t i = 0; i < json["levels"].size(); ++i) {
+    const Json& level = json["levels"][i];
+    const std::string at = where + ": levels[" + std::to_string(i) + "]";
+    if (!level.is_object() || !level.contains("name") || !level["name"].is_string()) {
+      throw Error(at + ": needs a string field 'name'");
+    }
+    profile.levels.push_back({level["name"].get<std::string>(),
+                              PositiveNumber(level, "size_bytes", at, /*zero_ok=*/true),
+                              PositiveNumber(level, "bandwidth_gbs", at)});
+  }
+  profile.sources = json.value("sources", Json::object());
+  return profile;
+}
+
+MachineProfile LoadMachineProfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the machine profile");
+  Json json;
+  try {
+    json = Json::parse(in);
+  } catch (const Json::exception& error) {
+    throw Error(path + ": not JSON: " + error.what());
+  }
+  return MachineProfileFromJson(json, path);
+}
+
+std::string DefaultMachineProfilePath() { return HardwareDataPath("cpu_machine_profile.json"); }
+
+}  // namespace glimpse

@@ -1,0 +1,130 @@
+// The evaluation splits of glimpse/perf_eval.h: random configurations, held-out operators,
+// held-out models.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "glimpse/error.h"
+#include "glimpse/perf_eval.h"
+#include "glimpse/random.h"
+
+namespace glimpse {
+
+namespace {
+
+std::vector<const PerfCorpusRecord*> OkRecords(const PerfCorpus& corpus) {
+  std::vector<const PerfCorpusRecord*> out;
+  for (const PerfCorpusRecord& record : corpus.records) {
+    if (record.ok()) out.push_back(&record);
+  }
+  return out;
+}
+
+void CheckFraction(double test_fraction) {
+  if (!(test_fraction > 0.0 && test_fraction < 1.0)) {
+    throw Error("test fraction must be in (0, 1), got " + std::to_string(test_fraction));
+  }
+}
+
+// Fisher–Yates with UniformIndex, so that the order depends on the seed alone (not on the
+// standard library's shuffle).
+template <typename T>
+void Shuffle(std::vector<T>& items, uint64_t seed) {
+  Rng rng(seed);
+  for (size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[UniformIndex(rng, i)]);
+}
+
+}  // namespace
+
+PerfSplit SplitRandom(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
+  CheckFraction(test_fraction);
+  const std::vector<const PerfCorpusRecord*> ok = OkRecords(corpus);
+  std::vector<size_t> order(ok.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  Shuffle(order, seed);
+  const size_t test_size =
+      static_cast<size_t>(std::llround(test_fraction * static_cast<double>(ok.size())));
+  std::vector<bool> in_test(ok.size(), false);
+  for (size_t i = 0; i < test_size; ++i) in_test[order[i]] = true;
+  PerfSplit split;
+  split.name = "random";
+  for (size_t i = 0; i < ok.size(); ++i) (in_test[i] ? split.test : split.train).push_back(ok[i]);
+  split.note = "configurations at random, test fraction " + std::to_string(test_fraction) +
+               ", seed " + std::to_string(seed);
+  return split;
+}
+
+PerfSplit SplitHeldOutOperators(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
+  CheckFraction(test_fraction);
+  const std::vector<const PerfCorpusRecord*> ok = OkRecords(corpus);
+  std::set<std::string> distinct;
+  for (const PerfCorpusRecord* record : ok) distinct.insert(record->op);
+  // Sorted before the shuffle, so that the corpus's record order does not change the split.
+  std::vector<std::string> ops(distinct.begin(), distinct.end());
+  Shuffle(ops, seed);
+  size_t test_ops =
+      static_cast<size_t>(std::llround(test_fraction * static_cast<double>(ops.size())));
+  if (ops.size() >= 2) test_ops = std::clamp<size_t>(test_ops, 1, ops.size() - 1);
+  const std::set<std::string> test(ops.begin(), ops.begin() + static_cast<ptrdiff_t>(test_ops));
+  PerfSplit split;
+  split.name = "operators";
+  for (const PerfCorpusRecord* record : ok) {
+    (test.count(record->op) ? split.test : split.train).push_back(record);
+  }
+  split.note = std::to_string(test_ops) + " of " + std::to_string(ops.size()) +
+               " operators held out at random, seed " + std::to_string(seed);
+  return split;
+}
+
+PerfSplit SplitHeldOutModels(const PerfCorpus& corpus, const std::vector<std::string>& held_out) {
+  if (held_out.empty()) throw Error("held-out-models split: no model named");
+  const std::set<std::string> held(held_out.begin(), held_out.end());
+  PerfSplit split;
+  split.name = "models";
+  std::set<std::string> test_ops;
+  std::set<std::string> excluded_ops;
+  for (const PerfCorpusRecord* record : OkRecords(corpus)) {
+    const auto& models = record->models;
+    const bool any_held = std::any_of(models.begin(), models.end(),
+                                      [&](const std::string& m) { return held.count(m) > 0; });
+    const bool all_held = any_held && std::all_of(models.begin(), models.end(),
+                                                  [&](const auto& m) { return held.count(m) > 0; });
+    if (!any_held) {
+      split.train.push_back(record);
+    } else if (all_held) {
+      split.test.push_back(record);
+      test_ops.insert(record->op);
+    } else {
+      ++split.excluded;
+      excluded_ops.insert(record->op);
+    }
+  }
+  std::string names;
+  for (const std::string& m : held_out) names += (names.empty() ? "" : ", ") + m;
+  split.note = "held-out models " + names + ": " + std::to_string(test_ops.size()) +
+               " operators only they have to test; " + std::to_string(excluded_ops.size()) +
+               " operators they share with a training model left out";
+  return split;
+}
+
+const std::vector<std::string>& PerfSplitNames() {
+  static const std::vector<std::string> names = {"random", "operators", "models"};
+  return names;
+}
+
+const std::vector<std::string>& DefaultHeldOutModels() {
+  static const std::vector<std::string> models = {"mobilenet_v2", "resnet50"};
+  return models;
+}
+
+PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, double test_fraction,
+                        uint64_t seed) {
+  if (name == "random") return SplitRandom(corpus, test_fraction, seed);
+  if (name == "operators") return SplitHeldOutOperators(corpus, test_fraction, seed);
+  if (name == "models") return SplitHeldOutModels(corpus, DefaultHeldOutModels());
+  throw Error("unknown split '" + name + "'; known: random, operators, models, all");
+}
+
+}  // namespace glimpse

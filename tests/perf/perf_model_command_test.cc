@@ -1,0 +1,105 @@
+// `glimpse perf-model evaluate` end to end on a tiny corpus written here (no measurement): the
+// tables, the JSON report, and a predictor name it does not know.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "glimpse/cpu.h"
+#include "glimpse/perf_corpus.h"
+#include "glimpse/random.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Three dense operators of different models, 12 sampled configurations each, with times that
+// grow with the configuration's position (no measurement: the command only reads them).
+void WriteTinyCorpus(const std::string& path) {
+  PerfCorpus corpus;
+  corpus.header = Json{{"created_at", 1.0},
+                       {"machine", {{"cpu", "test"}, {"cpus", 2}}},
+                       {"protocol", {{"min_repeats", 3}}},
+                       {"template_versions", {{"cpu", kCpuTemplateVersion}}},
+                       {"program_graph_feature_version", 1}};
+  const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
+      {"dense:M=16,N=64,K=32,bias=1", {"resnet18"}},
+      {"dense:M=8,N=32,K=64,bias=0", {"resnet50"}},
+      {"dense:M=32,N=32,K=32,bias=1", {"vgg16"}}};
+  for (const auto& [text, models] : ops) {
+    const Operator op = ParseOperator(text);
+    const ConfigSpace space = MakeCpuSpace(op);
+    Rng rng(5);
+    for (int i = 0; i < 12; ++i) {
+      PerfCorpusRecord r;
+      r.op = text;
+      r.kind = "dense";
+      r.target = "cpu";
+      r.template_version = kCpuTemplateVersion;
+      r.device = "test";
+      r.workload_key = text;
+      r.strategy = "corpus-uniform";
+      r.models = models;
+      r.config = space.ConfigToJson(*space.SampleValid(rng));
+      r.status = MeasureStatus::kOk;
+      r.time_s = 1e-5 * (1.0 + i);
+      r.samples_s = {r.time_s};
+      corpus.records.push_back(r);
+    }
+  }
+  WritePerfCorpus(path, corpus);
+}
+
+std::string RunGlimpse(const std::string& args, int* rc) {
+  const std::string out = (fs::temp_directory_path() / "glimpse_perf_eval_out.txt").string();
+  *rc = std::system((testing::GlimpseBinary() + " " + args + " > " + out + " 2>&1").c_str());
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
+  const fs::path dir = fs::temp_directory_path() / "glimpse_perf_eval_test";
+  fs::create_directories(dir);
+  const std::string corpus = (dir / "tiny.jsonl.gz").string();
+  const std::string json = (dir / "eval.json").string();
+  WriteTinyCorpus(corpus);
+  int rc = 0;
+  const std::string out = RunGlimpse(
+      "perf-model evaluate --corpus " + corpus + " --split all --xgb-rounds 10 --json " + json,
+      &rc);
+  ASSERT_EQ(rc, 0) << out;
+  for (const char* needle : {"split random", "split operators", "split models", "roofline-cal",
+                             "xgb", "MAPE %", "top-10"}) {
+    EXPECT_NE(out.find(needle), std::string::npos) << needle << " in\n" << out;
+  }
+  std::ifstream in(json);
+  const Json report = Json::parse(in);
+  EXPECT_EQ(report["format"], "glimpse-perf-eval");
+  ASSERT_EQ(report["splits"].size(), 3u);
+  const Json& models = report["splits"][2];
+  EXPECT_EQ(models["split"], "models");
+  EXPECT_EQ(models["test_records"], 12);  // resnet50's operator
+  EXPECT_EQ(models["train_records"], 24);
+  ASSERT_EQ(models["scores"].size(), 3u);
+  for (const Json& score : models["scores"]) {
+    EXPECT_EQ(score["tau_operators"], 1);
+    EXPECT_GE(score["top1_slowdown"]["mean"].get<double>(), 1.0);
+    EXPECT_EQ(score["mape_records"], 12);
+  }
+
+  const std::string bad =
+      RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(bad.find("known: roofline, roofline-cal, xgb"), std::string::npos) << bad;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace glimpse

@@ -1,0 +1,199 @@
+// The evaluation's baselines: the roofline on a hand-built nest whose FLOPs and bytes per level
+// are worked out on paper, its per-kind calibration, the machine profile file, and XGBoost
+// learning a synthetic relation it can only see through the program's loop features.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/perf_eval.h"
+#include "glimpse/perf_predictor.h"
+#include "glimpse/program_graph.h"
+#include "glimpse/random.h"
+
+namespace glimpse {
+namespace {
+
+using E = AffineExpr;
+
+// C[i][j] += A[i][k] · B[k][j] with loops i (4) k (8) j (16, vectorised): A[4][8], B[8][16],
+// C[4][16].
+LoopNest Matmul(LoopKind j_kind) {
+  LoopNest nest;
+  nest.name = "matmul";
+  const int a = nest.AddTensor({"A", {4, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  const int b = nest.AddTensor({"B", {8, 16}, "KN", DType::kFloat32, TensorRole::kInput, 1});
+  const int c = nest.AddTensor({"C", {4, 16}, "MN", DType::kFloat32, TensorRole::kOutput});
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {c, {E::Var("i"), E::Var("j")}},
+           {a, {E::Var("i"), E::Var("k")}},
+           {b, {E::Var("k"), E::Var("j")}}};
+  nest.body.push_back(NestLoops({{"i", 4}, {"k", 8}, {"j", 16, j_kind}}, {Node::MakeStmt(mac)}));
+  nest.Validate();
+  return nest;
+}
+
+// 100 GFLOP/s, one thread, 16 lanes, 256 bytes of registers; L1 of 1 KiB at 100 GB/s, DRAM at
+// 10 GB/s.
+MachineProfile SmallProfile() {
+  MachineProfile p;
+  p.name = "test";
+  p.peak_gflops = 100.0;
+  p.threads = 1;
+  p.vector_lanes = 16;
+  p.register_bytes = 256.0;
+  p.levels = {{"L1", 1024.0, 100.0}, {"DRAM", 0.0, 10.0}};
+  return p;
+}
+
+TEST(Roofline, HandBuiltMatmul) {
+  const RooflineEstimate e = EstimateRoofline(Matmul(LoopKind::kVectorized), SmallProfile());
+  // 2 · 4 · 8 · 16 flops at the full peak (16 lanes filled).
+  EXPECT_DOUBLE_EQ(e.flops, 1024.0);
+  EXPECT_NEAR(e.compute_s, 1024.0 / 100e9, 1e-20);
+  // L1 feeds 256 B of registers. Working sets: all loops A 32 + B 128 + C 64 elements = 896 B;
+  // k, j: 8 + 128 + 16 = 608 B; j alone: 1 + 16 + 16 = 132 B, which fits: fetched once per run of
+  // i · k (32 runs): 4224 B.
+  ASSERT_EQ(e.bytes.size(), 2u);
+  EXPECT_DOUBLE_EQ(e.bytes[0], 4224.0);
+  // DRAM feeds the 1 KiB L1: the whole 896 B fits, fetched once.
+  EXPECT_DOUBLE_EQ(e.bytes[1], 896.0);
+  const double memory_s = 4224.0 / 100e9 + 896.0 / 10e9;
+  EXPECT_NEAR(e.time_s, memory_s, 1e-20);
+
+  // Without the vectorised loop one lane of 16 works: compute 16 times slower, now the bound.
+  const RooflineEstimate serial = EstimateRoofline(Matmul(LoopKind::kSerial), SmallProfile());
+  EXPECT_NEAR(serial.compute_s, 16.0 * 1024.0 / 100e9, 1e-20);
+  EXPECT_NEAR(serial.time_s, serial.compute_s, 1e-20);
+
+  // Two threads and no parallel loop: half the peak and half the L1 bandwidth; DRAM is shared.
+  MachineProfile two = SmallProfile();
+  two.threads = 2;
+  const RooflineEstimate one_of_two = EstimateRoofline(Matmul(LoopKind::kVectorized), two);
+  EXPECT_NEAR(one_of_two.compute_s, 2.0 * 1024.0 / 100e9, 1e-20);
+  EXPECT_NEAR(one_of_two.memory_s[0], 2.0 * 4224.0 / 100e9, 1e-20);
+  EXPECT_NEAR(one_of_two.memory_s[1], 896.0 / 10e9, 1e-20);
+}
+
+// Records of real CPU operators with sampled configurations; time_s from `truth`.
+PerfCorpus SyntheticCorpus(const std::vector<std::string>& ops, size_t per_op,
+                           const std::function<double(const LoopNest&)>& truth) {
+  PerfCorpus corpus;
+  for (const std::string& text : ops) {
+    const Operator op = ParseOperator(text);
+    const ConfigSpace space = MakeCpuSpace(op);
+    Rng rng(11);
+    for (size_t n = 0; n < per_op; ++n) {
+      const std::optional<Config> sampled = space.SampleValid(rng);
+      if (!sampled) break;
+      const Config& config = *sampled;
+      PerfCorpusRecord r;
+      r.op = text;
+      r.kind = OperatorName(op);
+      r.target = "cpu";
+      r.config = space.ConfigToJson(config);
+      r.status = MeasureStatus::kOk;
+      try {
+        r.time_s = truth(MakeCpuNest(op, space, config));
+      } catch (const Error&) {
+        continue;  // a configuration the template refuses
+      }
+      r.samples_s = {r.time_s};
+      corpus.records.push_back(r);
+    }
+  }
+  return corpus;
+}
+
+std::vector<const PerfCorpusRecord*> All(const PerfCorpus& corpus) {
+  std::vector<const PerfCorpusRecord*> out;
+  for (const PerfCorpusRecord& r : corpus.records) out.push_back(&r);
+  return out;
+}
+
+TEST(Roofline, CalibrationIsOneScalePerKind) {
+  const MachineProfile profile = SmallProfile();
+  // Measured = 3 × the estimate for dense, so the fitted scale is 3 and predictions match.
+  const PerfCorpus corpus = SyntheticCorpus(
+      {"dense:M=16,N=64,K=32,bias=1"}, 20,
+      [&](const LoopNest& nest) { return 3.0 * EstimateRoofline(nest, profile).time_s; });
+  ASSERT_GE(corpus.records.size(), 10u);
+  auto calibrated = MakeRooflinePredictor(profile, true);
+  calibrated->Fit(All(corpus));
+  const std::vector<double> p = calibrated->PredictSeconds(All(corpus));
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(p[i] / corpus.records[i].time_s, 1.0, 1e-9);
+  EXPECT_NEAR(calibrated->Describe()["scale_per_kind"]["dense"].get<double>(), 3.0, 1e-9);
+  auto raw = MakeRooflinePredictor(profile, false);
+  raw->Fit(All(corpus));
+  EXPECT_NEAR(raw->PredictSeconds(All(corpus))[0] * 3.0, corpus.records[0].time_s, 1e-15);
+}
+
+TEST(MachineProfile, ShippedDefaultLoadsAndBadFieldsAreNamed) {
+  const MachineProfile profile = LoadMachineProfile(DefaultMachineProfilePath());
+  EXPECT_GT(profile.peak_gflops, 0.0);
+  ASSERT_EQ(profile.levels.size(), 4u);
+  EXPECT_EQ(profile.levels.back().name, "DRAM");
+  Json bad = {{"format", "glimpse-machine-profile"}, {"version", 1}, {"peak_gflops", -1}};
+  try {
+    MachineProfileFromJson(bad, "p.json");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("p.json: field 'peak_gflops'"), std::string::npos);
+  }
+}
+
+TEST(XgbPerfPredictor, LearnsASyntheticRelationOnHeldOutRecords) {
+  // The "time" is the number of loops times the tile's volume: a relation of the program that the
+  // configuration's knobs give only indirectly.
+  auto truth = [](const LoopNest& nest) {
+    double loops = 0.0;
+    std::function<void(const std::vector<Node>&)> walk = [&](const std::vector<Node>& body) {
+      for (const Node& node : body) {
+        if (node.is_loop) {
+          loops += 1.0;
+          walk(node.body);
+        }
+      }
+    };
+    walk(nest.body);
+    double tile = 1.0;
+    for (int64_t size : ProgramTileSizes(nest)) tile *= static_cast<double>(size);
+    return 1e-6 * loops * std::sqrt(tile);
+  };
+  const PerfCorpus corpus =
+      SyntheticCorpus({"dense:M=64,N=64,K=64,bias=1", "dense:M=32,N=128,K=64,bias=0"}, 150, truth);
+  const PerfSplit split = SplitRandom(corpus, 0.25, 3);
+  XgbPerfOptions options;
+  options.rounds = 100;
+  auto xgb = MakeXgbPerfPredictor(options);
+  xgb->Fit(split.train);
+  const std::vector<double> p = xgb->PredictSeconds(split.test);
+  const WithinOperatorTau tau = KendallTauWithinOperator(split.test, p);
+  EXPECT_EQ(tau.operators, 2);
+  EXPECT_GT(tau.mean, 0.7);
+  EXPECT_LT(MapeOfRecords(split.test, p, 0.0), 25.0);
+  EXPECT_EQ(static_cast<int>(XgbPerfFeatures(RecordNest(corpus.records[0])).size()),
+            XgbPerfFeatureWidth());
+}
+
+TEST(PerfPredictors, ByNameListsTheKnownOnes) {
+  PerfPredictorOptions options;
+  options.profile = SmallProfile();
+  EXPECT_EQ(MakePerfPredictor("roofline-cal", options)->Name(), "roofline-cal");
+  try {
+    MakePerfPredictor("gnn", options);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("known: roofline, roofline-cal, xgb"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace glimpse

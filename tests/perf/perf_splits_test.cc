@@ -1,0 +1,111 @@
+// The evaluation splits on hand-made corpora: disjoint, deterministic for a seed, whole operators
+// for the held-out-operators split, and the held-out-models rule for shared operators.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "glimpse/error.h"
+#include "glimpse/perf_eval.h"
+
+namespace glimpse {
+namespace {
+
+PerfCorpusRecord Record(const std::string& op, std::vector<std::string> models, bool ok = true) {
+  PerfCorpusRecord r;
+  r.op = op;
+  r.kind = "dense";
+  r.models = std::move(models);
+  r.status = ok ? MeasureStatus::kOk : MeasureStatus::kCompileHost;
+  r.time_s = 1e-3;
+  return r;
+}
+
+// 10 operators × 10 records, one failure per operator.
+PerfCorpus TenOperators() {
+  PerfCorpus corpus;
+  for (int op = 0; op < 10; ++op) {
+    for (int i = 0; i < 10; ++i) {
+      corpus.records.push_back(Record("op" + std::to_string(op), {"m"}, /*ok=*/i != 3));
+    }
+  }
+  return corpus;
+}
+
+std::set<const PerfCorpusRecord*> Set(const std::vector<const PerfCorpusRecord*>& v) {
+  return {v.begin(), v.end()};
+}
+
+TEST(PerfSplits, RandomIsDisjointDeterministicAndOkOnly) {
+  const PerfCorpus corpus = TenOperators();
+  const PerfSplit a = SplitRandom(corpus, 0.2, 7);
+  EXPECT_EQ(a.train.size() + a.test.size(), 90u);
+  EXPECT_EQ(a.test.size(), 18u);
+  std::set<const PerfCorpusRecord*> all = Set(a.train);
+  for (const PerfCorpusRecord* r : a.test) EXPECT_TRUE(all.insert(r).second);
+  for (const PerfCorpusRecord* r : all) EXPECT_TRUE(r->ok());
+  const PerfSplit again = SplitRandom(corpus, 0.2, 7);
+  EXPECT_EQ(again.test, a.test);
+  EXPECT_NE(SplitRandom(corpus, 0.2, 8).test, a.test);
+  EXPECT_THROW(SplitRandom(corpus, 1.0, 0), Error);
+}
+
+TEST(PerfSplits, HeldOutOperatorsMovesWholeOperators) {
+  const PerfCorpus corpus = TenOperators();
+  const PerfSplit split = SplitHeldOutOperators(corpus, 0.3, 1);
+  std::set<std::string> train_ops;
+  std::set<std::string> test_ops;
+  for (const PerfCorpusRecord* r : split.train) train_ops.insert(r->op);
+  for (const PerfCorpusRecord* r : split.test) test_ops.insert(r->op);
+  EXPECT_EQ(test_ops.size(), 3u);
+  EXPECT_EQ(train_ops.size(), 7u);
+  for (const std::string& op : test_ops) EXPECT_EQ(train_ops.count(op), 0u);
+  EXPECT_EQ(split.test.size(), 27u);
+  EXPECT_EQ(SplitHeldOutOperators(corpus, 0.3, 1).test, split.test);
+  // Record order does not change which operators are held out.
+  PerfCorpus reversed = corpus;
+  std::reverse(reversed.records.begin(), reversed.records.end());
+  std::set<std::string> reversed_ops;
+  for (const PerfCorpusRecord* r : SplitHeldOutOperators(reversed, 0.3, 1).test) {
+    reversed_ops.insert(r->op);
+  }
+  EXPECT_EQ(reversed_ops, test_ops);
+  // A tiny fraction still holds one operator out.
+  EXPECT_EQ(SplitHeldOutOperators(corpus, 0.01, 1).test.size(), 9u);
+}
+
+TEST(PerfSplits, HeldOutModelsTestsOnlyTheirOwnShapesAndDropsShared) {
+  PerfCorpus corpus;
+  corpus.records.push_back(Record("only_resnet50", {"resnet50"}));
+  corpus.records.push_back(Record("only_held", {"mobilenet_v2", "resnet50"}));
+  corpus.records.push_back(Record("shared", {"resnet18", "resnet50"}));
+  corpus.records.push_back(Record("shared", {"resnet18", "resnet50"}));
+  corpus.records.push_back(Record("train", {"resnet18", "vgg16"}));
+  corpus.records.push_back(Record("no_model", {}));
+  corpus.records.push_back(Record("only_resnet50", {"resnet50"}, /*ok=*/false));
+  const PerfSplit split = SplitHeldOutModels(corpus, DefaultHeldOutModels());
+  ASSERT_EQ(split.test.size(), 2u);
+  EXPECT_EQ(split.test[0]->op, "only_resnet50");
+  EXPECT_EQ(split.test[1]->op, "only_held");
+  ASSERT_EQ(split.train.size(), 2u);
+  EXPECT_EQ(split.train[0]->op, "train");
+  EXPECT_EQ(split.train[1]->op, "no_model");
+  EXPECT_EQ(split.excluded, 2);
+  EXPECT_THROW(SplitHeldOutModels(corpus, {}), Error);
+}
+
+TEST(PerfSplits, ByNameListsTheKnownOnes) {
+  const PerfCorpus corpus = TenOperators();
+  EXPECT_EQ(MakePerfSplit("operators", corpus, 0.2, 3).name, "operators");
+  try {
+    MakePerfSplit("shapes", corpus, 0.2, 3);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("random, operators, models"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace glimpse
