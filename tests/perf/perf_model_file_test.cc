@@ -70,7 +70,8 @@ TEST(PerfModelFileTest, RoundTripPredictsTheSame) {
        {PerfModelArchitecture::kGraphSage, PerfModelArchitecture::kLstm}) {
     PerfModel model = RandomModel(architecture, 11);
     model.set_made_by("test");
-    const std::string path = TempPath(PerfModelArchitectureName(architecture) + std::string(".json"));
+    const std::string path =
+        TempPath(PerfModelArchitectureName(architecture) + std::string(".json"));
     model.Save(path);
     const PerfModel loaded = PerfModel::Load(path);
     std::filesystem::remove(path);
@@ -106,8 +107,9 @@ TEST(PerfModelFileTest, RefusesOtherVersionsNamingTheFileAndTheRemakeCommand) {
   const Json good = RandomModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
   Json features = good;
   features["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
-  ExpectRefused(features, "features.json",
-                "program-graph features version " + std::to_string(kProgramGraphFeatureVersion + 1));
+  ExpectRefused(
+      features, "features.json",
+      "program-graph features version " + std::to_string(kProgramGraphFeatureVersion + 1));
   Json version = good;
   version["version"] = kPerfModelVersion + 1;
   ExpectRefused(version, "version.json",

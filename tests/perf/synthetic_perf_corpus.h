@@ -18,8 +18,8 @@ namespace testing_perf {
 
 inline const std::vector<std::string>& SyntheticOperators() {
   static const std::vector<std::string> ops = {
-      "dense:M=16,N=64,K=48,bias=1", "dense:M=32,N=32,K=64,bias=1,relu=1",
-      "dense:M=8,N=128,K=32",        "conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1",
+      "dense:M=16,N=64,K=48,bias=1", "dense:M=32,N=32,K=64,bias=1,relu=1", "dense:M=8,N=128,K=32",
+      "conv2d:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1",
       "conv2d:N=1,C=16,H=6,W=6,K=8,R=1,S=1,stride=1,pad=0"};
   return ops;
 }
@@ -37,6 +37,11 @@ inline double SyntheticLogTime(const ProgramGraph& graph) {
 // `per_operator` sampled configurations of each operator as ok records.
 inline PerfCorpus SyntheticCorpus(int per_operator, uint64_t seed) {
   PerfCorpus corpus;
+  corpus.header = {{"created_at", 0},
+                   {"machine", {{"cpu", "synthetic"}}},
+                   {"protocol", Json::object()},
+                   {"template_versions", {{"cpu", 1}}},
+                   {"program_graph_feature_version", kProgramGraphFeatureVersion}};
   Rng rng(seed);
   for (const std::string& text : SyntheticOperators()) {
     const Operator op = ParseOperator(text);
@@ -48,6 +53,10 @@ inline PerfCorpus SyntheticCorpus(int per_operator, uint64_t seed) {
       record.op = OperatorToString(op);
       record.kind = OperatorName(op);
       record.target = "cpu";
+      record.template_version = 1;
+      record.device = "synthetic";
+      record.workload_key = record.op;
+      record.strategy = "synthetic";
       record.config = space.ConfigToJson(config);
       record.status = MeasureStatus::kOk;
       const double noise = 0.05 * (2.0 * UniformUnit(rng) - 1.0);
