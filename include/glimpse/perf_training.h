@@ -59,8 +59,8 @@ struct PerfModelTrainOptions {
 };
 
 struct PerfModelEpoch {
-  double train_loss = 0.0;      // the objective (standardised units), mean over the epoch's steps
-  double train_log_mse = 0.0;   // squared error of ln(seconds), mean over the epoch's examples
+  double train_loss = 0.0;     // the objective (standardised units), mean over the epoch's steps
+  double train_log_mse = 0.0;  // squared error of ln(seconds), mean over the epoch's examples
   double validation_log_mse = 0.0;  // on the held-out examples (0 without any)
   double seconds = 0.0;
 };

@@ -13,7 +13,8 @@ namespace perf {
 void PerfDenseLayer::Finish() {
   weight_t.assign(static_cast<size_t>(inputs) * outputs, 0.0f);
   for (int o = 0; o < outputs; ++o) {
-    for (int i = 0; i < inputs; ++i) weight_t[size_t(i) * outputs + o] = weight[size_t(o) * inputs + i];
+    for (int i = 0; i < inputs; ++i)
+      weight_t[size_t(i) * outputs + o] = weight[size_t(o) * inputs + i];
   }
 }
 
@@ -60,7 +61,8 @@ std::vector<float> StandardisedFeatures(const PerfNormalisation& norm, const Pro
 std::array<float, kTileFeatures> StandardisedTile(const PerfNormalisation& norm,
                                                   const ProgramGraph& graph) {
   std::array<float, kTileFeatures> tile = TileSubVector(graph.tile_sizes);
-  for (int f = 0; f < kTileFeatures; ++f) tile[f] = (tile[f] - norm.tile_mean[f]) / norm.tile_std[f];
+  for (int f = 0; f < kTileFeatures; ++f)
+    tile[f] = (tile[f] - norm.tile_mean[f]) / norm.tile_std[f];
   return tile;
 }
 
@@ -78,7 +80,8 @@ std::vector<float> SageHops(const PerfModelState& s, const ProgramGraph& graph,
   const int n = static_cast<int>(graph.nodes.size());
   const int hidden = s.shape.hidden;
   const int wide = (1 + kPerfModelRelations) * hidden;
-  std::vector<float> message(size_t(n) * hidden), concat(size_t(n) * wide), next(size_t(n) * hidden);
+  std::vector<float> message(size_t(n) * hidden), concat(size_t(n) * wide),
+      next(size_t(n) * hidden);
   std::vector<float> count(n);
   for (int hop = 0; hop < s.shape.hops; ++hop) {
     for (int v = 0; v < n; ++v) {

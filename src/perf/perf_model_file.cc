@@ -31,8 +31,8 @@ std::vector<float> SizedVector(const Json& json, const char* key, size_t size,
                                const std::string& where) {
   std::vector<float> values = Field<std::vector<float>>(json, key, where);
   if (values.size() != size) {
-    throw Error(fmt::format("{}: field '{}' has {} values, expected {}", where, key, values.size(),
-                            size));
+    throw Error(
+        fmt::format("{}: field '{}' has {} values, expected {}", where, key, values.size(), size));
   }
   return values;
 }
@@ -172,9 +172,9 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
 
   const Json layers = Field<Json>(json, "layers", origin);
   for (const auto& [name, layer] : NamedLayers<PerfModelState, perf::PerfDenseLayer>(*state)) {
-    *layer = perf::PerfDenseLayer::FromJson(
-        Field<Json>(layers, name.c_str(), origin + ": layers"),
-        fmt::format("{}: layer '{}'", origin, name), layer->inputs, layer->outputs);
+    *layer = perf::PerfDenseLayer::FromJson(Field<Json>(layers, name.c_str(), origin + ": layers"),
+                                            fmt::format("{}: layer '{}'", origin, name),
+                                            layer->inputs, layer->outputs);
   }
   PerfModel model(std::move(state));
   model.made_by_ = json.value("made_by", std::string());

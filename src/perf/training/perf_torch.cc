@@ -99,8 +99,8 @@ torch::Tensor PerfNetImpl::forward(const PerfBatch& batch) {
       std::vector<torch::Tensor> parts{h};
       for (int r = 0; r < kPerfModelRelations; ++r) {
         torch::Tensor m = torch::relu(message[hop][r]->forward(h));
-        torch::Tensor sum = torch::zeros({nodes, hidden}).index_add(
-            0, batch.target[r], m.index_select(0, batch.source[r]));
+        torch::Tensor sum = torch::zeros({nodes, hidden})
+                                .index_add(0, batch.target[r], m.index_select(0, batch.source[r]));
         parts.push_back(sum * batch.inverse_count[r]);
       }
       torch::Tensor next = torch::relu(combine[hop]->forward(torch::cat(parts, 1)));
@@ -172,7 +172,8 @@ PerfModelState ToPerfModelState(PerfNet& net, const PerfNormalisation& norm) {
   state.normalisation = norm;
   state.embed = ToLayer(net->embed);
   for (size_t hop = 0; hop < net->combine.size(); ++hop) {
-    for (int r = 0; r < kPerfModelRelations; ++r) state.message[hop][r] = ToLayer(net->message[hop][r]);
+    for (int r = 0; r < kPerfModelRelations; ++r)
+      state.message[hop][r] = ToLayer(net->message[hop][r]);
     state.combine[hop] = ToLayer(net->combine[hop]);
   }
   if (net->shape.architecture == PerfModelArchitecture::kLstm) {
@@ -187,7 +188,8 @@ PerfModelState ToPerfModelState(PerfNet& net, const PerfNormalisation& norm) {
 void LoadPerfModelState(const PerfModelState& state, PerfNet& net) {
   LoadLayer(state.embed, net->embed);
   for (size_t hop = 0; hop < net->combine.size(); ++hop) {
-    for (int r = 0; r < kPerfModelRelations; ++r) LoadLayer(state.message[hop][r], net->message[hop][r]);
+    for (int r = 0; r < kPerfModelRelations; ++r)
+      LoadLayer(state.message[hop][r], net->message[hop][r]);
     LoadLayer(state.combine[hop], net->combine[hop]);
   }
   if (net->shape.architecture == PerfModelArchitecture::kLstm) {

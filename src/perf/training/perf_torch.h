@@ -17,15 +17,16 @@ namespace perf {
 
 // Graphs stacked: their nodes one after another (graph b's are offsets[b] … offsets[b + 1] − 1).
 struct PerfBatch {
-  torch::Tensor features;         // nodes × kProgramGraphFeatureWidth, standardised
-  torch::Tensor tile;             // graphs × kTileFeatures, standardised
-  std::vector<int64_t> offsets;   // graphs + 1
+  torch::Tensor features;        // nodes × kProgramGraphFeatureWidth, standardised
+  torch::Tensor tile;            // graphs × kTileFeatures, standardised
+  std::vector<int64_t> offsets;  // graphs + 1
   std::array<torch::Tensor, kPerfModelRelations> source, target;  // int64 node indices
   std::array<torch::Tensor, kPerfModelRelations> inverse_count;   // nodes × 1: 1 / max(1, in)
-  torch::Tensor sequence_index;   // graphs × longest: node index, or `nodes` past a graph's end
-  torch::Tensor lengths;          // graphs, int64
+  torch::Tensor sequence_index;  // graphs × longest: node index, or `nodes` past a graph's end
+  torch::Tensor lengths;         // graphs, int64
 };
-PerfBatch MakePerfBatch(const PerfNormalisation& norm, const std::vector<const ProgramGraph*>& graphs);
+PerfBatch MakePerfBatch(const PerfNormalisation& norm,
+                        const std::vector<const ProgramGraph*>& graphs);
 
 struct PerfNetImpl : torch::nn::Module {
   explicit PerfNetImpl(const PerfModelShape& shape);

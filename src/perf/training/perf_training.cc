@@ -4,6 +4,8 @@
 //   - MakeBatches: shuffled, or runs of one operator when the rank loss is on;
 //   - the loss: squared error of the standardised ln time + weight × pairwise rank loss;
 //   - TrainPerfModel: Adam over epochs, keeping the weights of the best validation epoch.
+#include "glimpse/perf_training.h"
+
 #include <fmt/format.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
@@ -17,7 +19,6 @@
 #include <set>
 
 #include "glimpse/error.h"
-#include "glimpse/perf_training.h"
 #include "glimpse/random.h"
 #include "perf/training/perf_torch.h"
 
@@ -128,8 +129,8 @@ std::vector<std::vector<size_t>> MakeBatches(const std::vector<PerfTrainingExamp
 
 struct Batch {
   perf::PerfBatch inputs;
-  torch::Tensor target;          // standardised ln time
-  torch::Tensor slow, fast;      // pairs of one group, slow's time above fast's
+  torch::Tensor target;      // standardised ln time
+  torch::Tensor slow, fast;  // pairs of one group, slow's time above fast's
 };
 
 Batch MakeBatch(const std::vector<PerfTrainingExample>& examples, const std::vector<size_t>& ids,
@@ -163,8 +164,7 @@ Batch MakeBatch(const std::vector<PerfTrainingExample>& examples, const std::vec
 
 torch::Tensor RankLoss(const torch::Tensor& out, const Batch& batch, PerfRankLoss kind) {
   torch::Tensor z = out.index_select(0, batch.slow) - out.index_select(0, batch.fast);
-  return kind == PerfRankLoss::kHinge ? torch::relu(1.0 - z).mean()
-                                      : torch::softplus(-z).mean();
+  return kind == PerfRankLoss::kHinge ? torch::relu(1.0 - z).mean() : torch::softplus(-z).mean();
 }
 
 // Mean squared error of ln(seconds) over `ids` (no gradient).
@@ -211,8 +211,7 @@ PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
   const PerfNormalisation norm = FitNormalisation(examples, train);
 
   perf::PerfNet net(options.shape);
-  torch::optim::Adam adam(net->parameters(),
-                          torch::optim::AdamOptions(options.learning_rate));
+  torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(options.learning_rate));
   const bool ranked = options.rank_loss_weight > 0.0;
   PerfModelState best = perf::ToPerfModelState(net, norm);
   double best_validation = INFINITY;
@@ -253,13 +252,12 @@ PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
       ++since_best;
     }
     if (progress) {
-      *progress << fmt::format(
-          "epoch {}/{}: loss {:.4f}, train ln-time MSE {:.4f}{}, {:.1f} s\n", epoch + 1,
-          options.epochs, record.train_loss, record.train_log_mse,
-          validation.empty()
-              ? std::string()
-              : fmt::format(", validation ln-time MSE {:.4f}", record.validation_log_mse),
-          record.seconds);
+      *progress << fmt::format("epoch {}/{}: loss {:.4f}, train ln-time MSE {:.4f}{}, {:.1f} s\n",
+                               epoch + 1, options.epochs, record.train_loss, record.train_log_mse,
+                               validation.empty() ? std::string()
+                                                  : fmt::format(", validation ln-time MSE {:.4f}",
+                                                                record.validation_log_mse),
+                               record.seconds);
       progress->flush();
     }
     if (!validation.empty() && options.patience > 0 && since_best >= options.patience) {
@@ -286,8 +284,8 @@ PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
       {"train_examples", report.train_examples},
       {"validation_examples", report.validation_examples},
       {"train_operators", train_groups.size()},
-      {"validation_operators", std::vector<std::string>(validation_groups.begin(),
-                                                        validation_groups.end())},
+      {"validation_operators",
+       std::vector<std::string>(validation_groups.begin(), validation_groups.end())},
       {"epochs", epochs},
       {"best_epoch", report.best_epoch},
       {"batch_size", options.batch_size},
