@@ -44,8 +44,8 @@ TEST_F(CliTrainPerfModelTest, TrainsAModelThatLoadsAndPredicts) {
 }
 
 TEST_F(CliTrainPerfModelTest, RefusesAnUnknownArchitecture) {
-  CommandResult result = RunGlimpse({"train", "perf-model", "--corpus", Corpus(), "--model",
-                                     "gcn", "--out", Db("perf.json")});
+  CommandResult result = RunGlimpse(
+      {"train", "perf-model", "--corpus", Corpus(), "--model", "gcn", "--out", Db("perf.json")});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.err.find("unknown performance model 'gcn'; known: graphsage, lstm"),
             std::string::npos)
