@@ -88,15 +88,22 @@ std::vector<float> SageHops(const PerfModelState& s, const ProgramGraph& graph,
       std::copy_n(h.begin() + size_t(v) * hidden, hidden, concat.begin() + size_t(v) * wide);
     }
     for (int r = 0; r < kPerfModelRelations; ++r) {
-      s.message[hop][r].ApplyRows(h.data(), n, message.data());
-      ReluInPlace(message);
+      // Messages of the nodes that send in relation r only (a loop nests, a tensor is loaded…).
+      const bool forward = RelationForward(r);
+      std::fill(count.begin(), count.end(), 0.0f);
+      for (const GraphEdge& e : RelationEdges(graph, r)) count[forward ? e.from : e.to] = 1.0f;
+      for (int v = 0; v < n; ++v) {
+        if (count[v] == 0.0f) continue;
+        float* row = message.data() + size_t(v) * hidden;
+        s.message[hop][r].ApplyRows(h.data() + size_t(v) * hidden, 1, row);
+        for (int k = 0; k < hidden; ++k) row[k] = std::max(row[k], 0.0f);
+      }
       // Mean of the messages from each node's neighbours in relation r (zero without any).
       std::fill(count.begin(), count.end(), 0.0f);
       const size_t offset = size_t(1 + r) * hidden;
       for (int v = 0; v < n; ++v) {
         std::fill_n(concat.begin() + size_t(v) * wide + offset, hidden, 0.0f);
       }
-      const bool forward = RelationForward(r);
       for (const GraphEdge& e : RelationEdges(graph, r)) {
         const int src = forward ? e.from : e.to;
         const int dst = forward ? e.to : e.from;
