@@ -80,11 +80,14 @@ int main(int argc, char** argv) {
       best = std::min(best, Since(start));
       checksum += predictions.front();
     }
-    fmt::print("{} (hidden {}, hops {}): forward pass of {} graphs: {:.3f} s (best of {}), "
-               "{:.0f} predictions/s; with graph building {:.0f}/s [checksum {:.3f}]\n",
-               PerfModelArchitectureName(architecture), model->shape().hidden,
-               model->shape().hops, kBatch, best, kRepeats, kBatch / best,
-               kBatch / (best + build_s), checksum);
+    fmt::print(
+        "{} (hidden {}{}): forward pass of {} graphs: {:.3f} s (best of {}), "
+        "{:.0f} predictions/s; with graph building {:.0f}/s [checksum {:.3f}]\n",
+        PerfModelArchitectureName(architecture), model->shape().hidden,
+        architecture == PerfModelArchitecture::kGraphSage
+            ? fmt::format(", hops {}", model->shape().hops)
+            : std::string(),
+        kBatch, best, kRepeats, kBatch / best, kBatch / (best + build_s), checksum);
   }
   return 0;
 }
