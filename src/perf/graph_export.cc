@@ -7,9 +7,8 @@
 namespace glimpse {
 namespace {
 
-// What remakes a performance model for this glimpse's features. The command is issue 17's part 3
-// and is not written yet; the message names it already, so that the refusal does not change
-// wording when it arrives.
+// What remakes a performance model for this glimpse's features (tools/glimpse/train_command.cc;
+// --model defaults to graphsage).
 constexpr const char* kRemake = "glimpse train perf-model --corpus <corpus> --out <file>";
 
 Json EdgesToJson(const std::vector<GraphEdge>& edges) {

@@ -18,6 +18,10 @@
 #include "glimpse/error.h"
 #include "glimpse/glimpse_tuner.h"
 #include "glimpse/hardware.h"
+#include "glimpse/model_zoo.h"
+#include "glimpse/ops.h"
+#include "glimpse/perf_corpus.h"
+#include "glimpse/perf_training.h"
 #include "glimpse/prior_generator.h"
 #include "glimpse/validity_ensemble.h"
 
@@ -433,6 +437,114 @@ void AddTrainAcquisition(CLI::App& train) {
   acq->callback([flags] { RunTrainAcquisition(*flags); });
 }
 
+// `glimpse train perf-model`: the learned performance model (docs/perf-model.md "The model").
+struct TrainPerfModelFlags {
+  std::string corpus_path;
+  std::string architecture = "graphsage";
+  std::string rank_loss = "logistic";
+  std::vector<std::string> exclude_models;
+  std::vector<std::string> exclude_operators;
+  std::string out_path;
+  PerfModelTrainOptions options;
+};
+
+std::string CommandLine(const TrainPerfModelFlags& flags) {
+  const PerfModelTrainOptions& o = flags.options;
+  std::string line = fmt::format(
+      "glimpse train perf-model --corpus {} --model {} --epochs {} --batch-size {} --hidden {} "
+      "--hops {} --readout-hidden {} --lr {:g} --rank-loss {} --rank-loss-weight {:g} "
+      "--validation-fraction {:g} --patience {} --seed {}",
+      flags.corpus_path, flags.architecture, o.epochs, o.batch_size, o.shape.hidden, o.shape.hops,
+      o.shape.readout_hidden, o.learning_rate, flags.rank_loss, o.rank_loss_weight,
+      o.validation_fraction, o.patience, o.seed);
+  for (const std::string& m : flags.exclude_models) line += " --exclude-model " + m;
+  for (const std::string& op : flags.exclude_operators) line += " --exclude-operator '" + op + "'";
+  return line + " --out " + flags.out_path;
+}
+
+void RunTrainPerfModel(TrainPerfModelFlags flags) {
+  flags.options.shape.architecture = ParsePerfModelArchitecture(flags.architecture);
+  flags.options.rank_loss = ParsePerfRankLoss(flags.rank_loss);
+  std::set<std::string> excluded_models, excluded_operators;
+  for (const std::string& m : flags.exclude_models) {
+    excluded_models.insert(CanonicalZooModelName(m));
+  }
+  for (const std::string& op : flags.exclude_operators) {
+    excluded_operators.insert(OperatorToString(ParseOperator(op)));
+  }
+  PerfCorpus corpus = LoadPerfCorpus(flags.corpus_path);
+  const size_t total = corpus.records.size();
+  // A record leaves with its operator, or when every model it belongs to is excluded (a record of
+  // no model stays).
+  std::erase_if(corpus.records, [&](const PerfCorpusRecord& r) {
+    if (excluded_operators.count(r.op)) return true;
+    if (excluded_models.empty() || r.models.empty()) return false;
+    return std::all_of(r.models.begin(), r.models.end(),
+                       [&](const std::string& m) { return excluded_models.count(m) > 0; });
+  });
+  std::vector<std::string> skipped;
+  std::vector<PerfTrainingExample> examples = PerfTrainingExamples(corpus, &skipped);
+  for (const std::string& line : skipped) std::cerr << "skipped " << line << "\n";
+  std::cerr << fmt::format(
+      "{}: {} records, {} after exclusions, {} examples (ok, rebuilt); training {} …\n",
+      flags.corpus_path, total, corpus.records.size(), examples.size(), flags.architecture);
+  PerfModelTrainReport report;
+  PerfModel model = TrainPerfModel(examples, flags.options, &report, &std::cerr);
+  model.set_made_by(CommandLine(flags));
+  model.training_info()["corpus"] = flags.corpus_path;
+  model.training_info()["excluded_models"] = flags.exclude_models;
+  model.training_info()["excluded_operators"] = flags.exclude_operators;
+  model.Save(flags.out_path);
+  const PerfModelEpoch& best = report.epochs.at(report.best_epoch);
+  std::cout << fmt::format(
+      "trained {} on {} examples of {} operators (validation: {} of {}) in {:.1f} s\n"
+      "best epoch {} of {}: train ln-time MSE {:.4f}, validation ln-time MSE {}\n"
+      "wrote {}\n",
+      flags.architecture, report.train_examples, report.train_groups, report.validation_examples,
+      report.validation_groups, report.seconds, report.best_epoch + 1, report.epochs.size(),
+      best.train_log_mse,
+      report.validation_examples ? fmt::format("{:.4f}", best.validation_log_mse) : "-",
+      flags.out_path);
+}
+
+void AddTrainPerfModel(CLI::App& train) {
+  auto flags = std::make_shared<TrainPerfModelFlags>();
+  PerfModelTrainOptions& o = flags->options;
+  CLI::App* cmd = train.add_subcommand(
+      "perf-model",
+      "The learned performance model: GraphSAGE (or the LSTM baseline) over program graphs, "
+      "trained on a measured corpus to predict ln(run time)");
+  cmd->add_option("--corpus", flags->corpus_path, "performance corpus (glimpse corpus export)")
+      ->required();
+  cmd->add_option("--model", flags->architecture, "graphsage or lstm")->default_str("graphsage");
+  cmd->add_option("--epochs", o.epochs, "passes over the training records")->default_str("40");
+  cmd->add_option("--batch-size", o.batch_size, "graphs per step")->default_str("64");
+  cmd->add_option("--hidden", o.shape.hidden, "width of the node embeddings")->default_str("32");
+  cmd->add_option("--hops", o.shape.hops, "GraphSAGE's neighbourhood hops")->default_str("3");
+  cmd->add_option("--readout-hidden", o.shape.readout_hidden,
+                  "a ReLU layer of this width before the final linear one (0: linear alone)")
+      ->default_str("0");
+  cmd->add_option("--lr", o.learning_rate, "Adam's learning rate")->default_str("0.001");
+  cmd->add_option("--rank-loss", flags->rank_loss, "hinge or logistic")->default_str("logistic");
+  cmd->add_option("--rank-loss-weight", o.rank_loss_weight,
+                  "weight of the pairwise rank loss within an operator (0: squared error alone)")
+      ->default_str("0.5");
+  cmd->add_option("--validation-fraction", o.validation_fraction,
+                  "fraction of the operators held out for early stopping")
+      ->default_str("0.1");
+  cmd->add_option("--patience", o.patience,
+                  "epochs without a better validation error before stopping (0: never)")
+      ->default_str("10");
+  cmd->add_option("--seed", o.seed, "seed of the weights, the split and the batches")
+      ->default_str("0");
+  cmd->add_option("--exclude-model", flags->exclude_models,
+                  "leave out records whose zoo models are all excluded (repeatable)");
+  cmd->add_option("--exclude-operator", flags->exclude_operators,
+                  "leave out this operator's records (repeatable)");
+  cmd->add_option("--out", flags->out_path, "model file to write")->required();
+  cmd->callback([flags] { RunTrainPerfModel(*flags); });
+}
+
 #endif  // GLIMPSE_WITHOUT_TORCH
 
 }  // namespace
@@ -482,6 +594,7 @@ void AddTrainCommand(CLI::App& app) {
 #ifndef GLIMPSE_WITHOUT_TORCH
   AddTrainPrior(*train);
   AddTrainAcquisition(*train);
+  AddTrainPerfModel(*train);
 #endif
 }
 

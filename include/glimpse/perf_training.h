@@ -1,0 +1,82 @@
+// glimpse/perf_training.h — training the learned performance model (glimpse/perf_model.h) on a
+// measured corpus (glimpse/perf_corpus.h): docs/perf-model.md "The model".
+//
+// The objective is Kaufman's: squared error on the log of the time (targets standardised with the
+// training set's mean and deviation of ln seconds), plus, with a weight, the pairwise rank loss
+// over the pairs of one operator in a batch (Kaufman eq. 2: φ(y'_slow − y'_fast), φ the hinge
+// (1 − z)₊ or the logistic log(1 + e^−z), averaged over the pairs). With a rank loss, batches are
+// made of whole runs of one operator's records so that they hold such pairs, as the paper groups
+// one kernel's tile sizes in a batch. Adam, on one thread, seeded: the same examples and options
+// give the same model.
+//
+// The caller chooses what to train on (the evaluation's splits are its own); the trainer holds a
+// fraction of the operators out for validation and keeps the weights of the epoch with the lowest
+// validation error (early stopping after `patience` epochs without a better one).
+//
+// TrainPerfModel needs libtorch (glimpse_perf_training); PerfTrainingExamples does not.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "glimpse/perf_corpus.h"
+#include "glimpse/perf_model.h"
+#include "glimpse/program_graph.h"
+
+namespace glimpse {
+
+struct PerfTrainingExample {
+  ProgramGraph graph;
+  double log_time = 0.0;  // ln(seconds)
+  std::string group;      // what the rank loss and the validation split group by: the operator
+};
+
+// The examples of a corpus: every ok record with a positive time, its program rebuilt from the
+// operator and configuration (BuildCpuProgramGraph; target "cpu" only), grouped by operator.
+// Records that cannot be rebuilt are left out, each with why in `skipped` (when given).
+std::vector<PerfTrainingExample> PerfTrainingExamples(const PerfCorpus& corpus,
+                                                      std::vector<std::string>* skipped = nullptr);
+
+enum class PerfRankLoss { kHinge, kLogistic };
+// "hinge", "logistic"; Parse throws Error listing both.
+const char* PerfRankLossName(PerfRankLoss loss);
+PerfRankLoss ParsePerfRankLoss(const std::string& name);
+
+struct PerfModelTrainOptions {
+  PerfModelShape shape;
+  int epochs = 40;
+  int batch_size = 64;  // graphs per step
+  double learning_rate = 1e-3;
+  double rank_loss_weight = 0.5;  // 0: squared error alone
+  PerfRankLoss rank_loss = PerfRankLoss::kLogistic;
+  // Of the operators (groups), the fraction held out for validation (0: none; at least one when
+  // positive and there are two or more).
+  double validation_fraction = 0.1;
+  int patience = 10;  // epochs without a better validation error before stopping; 0: never
+  uint64_t seed = 0;
+};
+
+struct PerfModelEpoch {
+  double train_loss = 0.0;     // the objective (standardised units), mean over the epoch's steps
+  double train_log_mse = 0.0;  // squared error of ln(seconds), mean over the epoch's examples
+  double validation_log_mse = 0.0;  // on the held-out examples (0 without any)
+  double seconds = 0.0;
+};
+
+struct PerfModelTrainReport {
+  std::vector<PerfModelEpoch> epochs;
+  int best_epoch = -1;  // whose weights the model has (0-based)
+  size_t train_examples = 0, validation_examples = 0;
+  size_t train_groups = 0, validation_groups = 0;
+  double seconds = 0.0;
+};
+
+// Trains a model on `examples`. Throws Error for no examples or options out of range. `progress`
+// (may be null) gets a line per epoch.
+PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
+                         const PerfModelTrainOptions& options,
+                         PerfModelTrainReport* report = nullptr, std::ostream* progress = nullptr);
+
+}  // namespace glimpse

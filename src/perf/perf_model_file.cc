@@ -1,0 +1,216 @@
+// The performance model's file and its batched prediction (glimpse/perf_model.h).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "glimpse/error.h"
+#include "glimpse/json_file.h"
+#include "perf/perf_network.h"
+
+namespace glimpse {
+namespace {
+
+constexpr const char* kRemake = "glimpse train perf-model --corpus <corpus> --out <file>";
+
+const char* const kRelationNames[kPerfModelRelations] = {
+    "nesting", "nesting_reverse", "data_flow", "data_flow_reverse", "sequence", "sequence_reverse"};
+
+template <typename T>
+T Field(const Json& json, const char* key, const std::string& where) {
+  if (!json.is_object() || !json.contains(key)) {
+    throw Error(fmt::format("{}: missing field '{}'", where, key));
+  }
+  try {
+    return json.at(key).get<T>();
+  } catch (const Json::exception&) {
+    throw Error(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+std::vector<float> SizedVector(const Json& json, const char* key, size_t size,
+                               const std::string& where) {
+  std::vector<float> values = Field<std::vector<float>>(json, key, where);
+  if (values.size() != size) {
+    throw Error(
+        fmt::format("{}: field '{}' has {} values, expected {}", where, key, values.size(), size));
+  }
+  return values;
+}
+
+// Every layer of the state by its name in the file, in a fixed order.
+template <typename State, typename Layer>
+std::vector<std::pair<std::string, Layer*>> NamedLayers(State& s) {
+  std::vector<std::pair<std::string, Layer*>> layers{{"embed", &s.embed}};
+  for (size_t hop = 0; hop < s.combine.size(); ++hop) {
+    for (int r = 0; r < kPerfModelRelations; ++r) {
+      layers.emplace_back(fmt::format("hop{}.message.{}", hop, kRelationNames[r]),
+                          &s.message[hop][r]);
+    }
+    layers.emplace_back(fmt::format("hop{}.combine", hop), &s.combine[hop]);
+  }
+  if (s.shape.architecture == PerfModelArchitecture::kLstm) {
+    layers.emplace_back("lstm.input", &s.lstm_input);
+    layers.emplace_back("lstm.recurrent", &s.lstm_recurrent);
+  }
+  if (s.shape.readout_hidden > 0) layers.emplace_back("readout.hidden", &s.readout_hidden);
+  layers.emplace_back("readout", &s.readout);
+  return layers;
+}
+
+}  // namespace
+
+namespace perf {
+
+Json PerfDenseLayer::ToJson() const {
+  return {{"inputs", inputs}, {"outputs", outputs}, {"weight", weight}, {"bias", bias}};
+}
+
+PerfDenseLayer PerfDenseLayer::FromJson(const Json& json, const std::string& where, int inputs,
+                                        int outputs) {
+  PerfDenseLayer layer;
+  layer.inputs = Field<int>(json, "inputs", where);
+  layer.outputs = Field<int>(json, "outputs", where);
+  if (layer.inputs != inputs || layer.outputs != outputs) {
+    throw Error(fmt::format("{}: a layer of {} → {}, expected {} → {}", where, layer.inputs,
+                            layer.outputs, inputs, outputs));
+  }
+  layer.weight = SizedVector(json, "weight", size_t(inputs) * outputs, where);
+  layer.bias = SizedVector(json, "bias", outputs, where);
+  layer.Finish();
+  return layer;
+}
+
+}  // namespace perf
+
+const char* PerfModelArchitectureName(PerfModelArchitecture architecture) {
+  return architecture == PerfModelArchitecture::kGraphSage ? "graphsage" : "lstm";
+}
+
+PerfModelArchitecture ParsePerfModelArchitecture(const std::string& name) {
+  if (name == "graphsage") return PerfModelArchitecture::kGraphSage;
+  if (name == "lstm") return PerfModelArchitecture::kLstm;
+  throw Error(fmt::format("unknown performance model '{}'; known: graphsage, lstm", name));
+}
+
+PerfModel::PerfModel(std::shared_ptr<const PerfModelState> state) : state_(std::move(state)) {
+  if (!state_) throw Error("PerfModel: no network");
+}
+
+const PerfModelShape& PerfModel::shape() const { return state_->shape; }
+
+Json PerfModel::ToJson() const {
+  const PerfModelState& s = *state_;
+  const perf::PerfNormalisation& norm = s.normalisation;
+  Json layers = Json::object();
+  for (const auto& [name, layer] :
+       NamedLayers<const PerfModelState, const perf::PerfDenseLayer>(s)) {
+    layers[name] = layer->ToJson();
+  }
+  return {{"format", kPerfModelFormat},
+          {"version", kPerfModelVersion},
+          {"program_graph_feature_version", kProgramGraphFeatureVersion},
+          {"architecture", PerfModelArchitectureName(s.shape.architecture)},
+          {"hyperparameters",
+           {{"hidden", s.shape.hidden},
+            {"hops", s.shape.hops},
+            {"readout_hidden", s.shape.readout_hidden}}},
+          {"normalisation",
+           {{"feature_mean", norm.feature_mean},
+            {"feature_std", norm.feature_std},
+            {"tile_mean", norm.tile_mean},
+            {"tile_std", norm.tile_std},
+            {"target_mean", norm.target_mean},
+            {"target_std", norm.target_std}}},
+          {"layers", std::move(layers)},
+          {"made_by", made_by_},
+          {"training", training_}};
+}
+
+PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
+  if (!json.is_object()) throw Error(origin + ": not a JSON object");
+  const std::string format = json.value("format", std::string());
+  if (format != kPerfModelFormat) {
+    throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
+                            kPerfModelFormat, kRemake));
+  }
+  const int version = json.contains("version") && json.at("version").is_number_integer()
+                          ? json.at("version").get<int>()
+                          : -1;
+  if (version != kPerfModelVersion) {
+    throw Error(fmt::format(
+        "{}: performance model version {}; this glimpse reads version {} (remake it with '{}')",
+        origin, version, kPerfModelVersion, kRemake));
+  }
+  const int features = json.contains("program_graph_feature_version") &&
+                               json.at("program_graph_feature_version").is_number_integer()
+                           ? json.at("program_graph_feature_version").get<int>()
+                           : -1;
+  CheckProgramGraphVersion(features, origin);
+
+  PerfModelShape shape;
+  shape.architecture = ParsePerfModelArchitecture(Field<std::string>(json, "architecture", origin));
+  const Json hyper = Field<Json>(json, "hyperparameters", origin);
+  const std::string hyper_where = origin + ": hyperparameters";
+  shape.hidden = Field<int>(hyper, "hidden", hyper_where);
+  shape.hops = Field<int>(hyper, "hops", hyper_where);
+  shape.readout_hidden = Field<int>(hyper, "readout_hidden", hyper_where);
+  if (shape.hidden < 1 || shape.hops < 0 || shape.readout_hidden < 0) {
+    throw Error(fmt::format("{}: hidden {}, hops {}, readout_hidden {}: expected ≥ 1, ≥ 0, ≥ 0",
+                            hyper_where, shape.hidden, shape.hops, shape.readout_hidden));
+  }
+  auto state = std::make_shared<PerfModelState>(perf::EmptyPerfModelState(shape));
+
+  const Json norm_json = Field<Json>(json, "normalisation", origin);
+  const std::string norm_where = origin + ": normalisation";
+  perf::PerfNormalisation& norm = state->normalisation;
+  norm.feature_mean = SizedVector(norm_json, "feature_mean", kProgramGraphFeatureWidth, norm_where);
+  norm.feature_std = SizedVector(norm_json, "feature_std", kProgramGraphFeatureWidth, norm_where);
+  norm.tile_mean = SizedVector(norm_json, "tile_mean", perf::kTileFeatures, norm_where);
+  norm.tile_std = SizedVector(norm_json, "tile_std", perf::kTileFeatures, norm_where);
+  norm.target_mean = Field<double>(norm_json, "target_mean", norm_where);
+  norm.target_std = Field<double>(norm_json, "target_std", norm_where);
+
+  const Json layers = Field<Json>(json, "layers", origin);
+  for (const auto& [name, layer] : NamedLayers<PerfModelState, perf::PerfDenseLayer>(*state)) {
+    *layer = perf::PerfDenseLayer::FromJson(Field<Json>(layers, name.c_str(), origin + ": layers"),
+                                            fmt::format("{}: layer '{}'", origin, name),
+                                            layer->inputs, layer->outputs);
+  }
+  PerfModel model(std::move(state));
+  model.made_by_ = json.value("made_by", std::string());
+  if (json.contains("training")) model.training_ = json.at("training");
+  return model;
+}
+
+PerfModel PerfModel::Load(const std::string& path) {
+  return FromJson(ReadJsonFile(path, "performance model"), path);
+}
+
+void PerfModel::Save(const std::string& path) const {
+  WriteJsonFileAtomically(path, ToJson(), "performance model");
+}
+
+std::vector<double> PerfModel::PredictLogTimes(
+    const std::vector<const ProgramGraph*>& graphs) const {
+  const perf::PerfNormalisation& norm = state_->normalisation;
+  std::vector<double> out;
+  out.reserve(graphs.size());
+  for (const ProgramGraph* graph : graphs) {
+    const double standard = perf::ForwardGraph(*state_, *graph);
+    out.push_back(standard * norm.target_std + norm.target_mean);
+  }
+  return out;
+}
+
+std::vector<double> PerfModel::PredictSeconds(
+    const std::vector<const ProgramGraph*>& graphs) const {
+  std::vector<double> out = PredictLogTimes(graphs);
+  for (double& value : out) value = std::exp(value);
+  return out;
+}
+
+double PerfModel::PredictLogTime(const ProgramGraph& graph) const {
+  return PredictLogTimes({&graph}).front();
+}
+
+}  // namespace glimpse

@@ -1,0 +1,56 @@
+// `glimpse train perf-model` end to end on a small synthetic corpus (tests/perf/
+// synthetic_perf_corpus.h): it writes a model that loads and predicts, made_by remakes it, an
+// excluded operator is left out of training, and an unknown architecture is refused.
+#include <cmath>
+
+#include "cli_fixture.h"
+#include "glimpse/perf_model.h"
+#include "perf/synthetic_perf_corpus.h"
+
+namespace glimpse::testing {
+namespace {
+
+class CliTrainPerfModelTest : public CliTest {
+ protected:
+  std::string Corpus() {
+    const std::string path = Db("corpus.jsonl.gz");
+    WritePerfCorpus(path, testing_perf::SyntheticCorpus(6, 1));
+    return path;
+  }
+};
+
+TEST_F(CliTrainPerfModelTest, TrainsAModelThatLoadsAndPredicts) {
+  const std::string corpus = Corpus();
+  const std::string out = Db("perf.json");
+  const std::string excluded = testing_perf::SyntheticOperators().back();
+  CommandResult result =
+      RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "lstm", "--epochs", "3",
+                  "--hidden", "8", "--exclude-operator", excluded, "--seed", "2", "--out", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("epoch 3/3"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("wrote " + out), std::string::npos) << result.out;
+  const PerfModel model = PerfModel::Load(out);
+  EXPECT_EQ(model.shape().architecture, PerfModelArchitecture::kLstm);
+  EXPECT_NE(model.made_by().find("--exclude-operator"), std::string::npos);
+  // 4 of the 5 operators trained on (one held out for validation), 6 records each.
+  EXPECT_EQ(model.training_info().at("train_examples").get<int>() +
+                model.training_info().at("validation_examples").get<int>(),
+            24);
+  const Operator op = ParseOperator(excluded);
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(1);
+  const ProgramGraph graph = BuildCpuProgramGraph(op, space, *space.SampleValid(rng));
+  EXPECT_TRUE(std::isfinite(model.PredictLogTime(graph)));
+}
+
+TEST_F(CliTrainPerfModelTest, RefusesAnUnknownArchitecture) {
+  CommandResult result = RunGlimpse(
+      {"train", "perf-model", "--corpus", Corpus(), "--model", "gcn", "--out", Db("perf.json")});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("unknown performance model 'gcn'; known: graphsage, lstm"),
+            std::string::npos)
+      << result.err;
+}
+
+}  // namespace
+}  // namespace glimpse::testing

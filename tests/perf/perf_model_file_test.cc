@@ -1,0 +1,138 @@
+// The performance model's file: a save/load round trip predicts the same, and a file of another
+// format, version or program-graph feature version is refused with the file and the remake
+// command. No libtorch: the weights are random numbers set here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "glimpse/error.h"
+#include "glimpse/json_file.h"
+#include "glimpse/perf_model.h"
+#include "perf/perf_network.h"
+#include "synthetic_perf_corpus.h"
+
+namespace glimpse {
+namespace {
+
+PerfModel RandomModel(PerfModelArchitecture architecture, uint64_t seed) {
+  PerfModelShape shape;
+  shape.architecture = architecture;
+  shape.hidden = 8;
+  shape.hops = 2;
+  shape.readout_hidden = architecture == PerfModelArchitecture::kLstm ? 5 : 0;
+  auto state = std::make_shared<PerfModelState>(perf::EmptyPerfModelState(shape));
+  Rng rng(seed);
+  auto fill = [&](perf::PerfDenseLayer& layer) {
+    for (float& w : layer.weight) w = static_cast<float>(UniformUnit(rng) - 0.5);
+    for (float& b : layer.bias) b = static_cast<float>(0.2 * (UniformUnit(rng) - 0.5));
+    layer.Finish();
+  };
+  fill(state->embed);
+  for (auto& hop : state->message) {
+    for (auto& layer : hop) fill(layer);
+  }
+  for (auto& layer : state->combine) fill(layer);
+  if (architecture == PerfModelArchitecture::kLstm) {
+    fill(state->lstm_input);
+    fill(state->lstm_recurrent);
+    fill(state->readout_hidden);
+  }
+  fill(state->readout);
+  state->normalisation.target_mean = -9.0;
+  state->normalisation.target_std = 2.0;
+  for (float& s : state->normalisation.feature_std) s = 1.5f;
+  return PerfModel(state);
+}
+
+std::vector<ProgramGraph> SomeGraphs() {
+  std::vector<ProgramGraph> graphs;
+  Rng rng(3);
+  for (const std::string& text : testing_perf::SyntheticOperators()) {
+    const Operator op = ParseOperator(text);
+    const ConfigSpace space = MakeCpuSpace(op);
+    graphs.push_back(BuildCpuProgramGraph(op, space, *space.SampleValid(rng)));
+  }
+  return graphs;
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("glimpse_perf_model_file_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+TEST(PerfModelFileTest, RoundTripPredictsTheSame) {
+  const std::vector<ProgramGraph> graphs = SomeGraphs();
+  std::vector<const ProgramGraph*> batch;
+  for (const ProgramGraph& g : graphs) batch.push_back(&g);
+  for (PerfModelArchitecture architecture :
+       {PerfModelArchitecture::kGraphSage, PerfModelArchitecture::kLstm}) {
+    PerfModel model = RandomModel(architecture, 11);
+    model.set_made_by("test");
+    const std::string path =
+        TempPath(PerfModelArchitectureName(architecture) + std::string(".json"));
+    model.Save(path);
+    const PerfModel loaded = PerfModel::Load(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(loaded.shape().architecture, architecture);
+    EXPECT_EQ(loaded.made_by(), "test");
+    const std::vector<double> before = model.PredictLogTimes(batch);
+    const std::vector<double> after = loaded.PredictLogTimes(batch);
+    ASSERT_EQ(before.size(), graphs.size());
+    EXPECT_EQ(before, after);
+    // Predictions differ between graphs (the weights are not inert) and are in ln seconds.
+    EXPECT_NE(before[0], before[3]);
+    EXPECT_NEAR(std::exp(before[1]), model.PredictSeconds(batch)[1], 1e-12);
+    EXPECT_EQ(model.PredictLogTime(graphs[2]), before[2]);
+  }
+}
+
+void ExpectRefused(const Json& json, const std::string& name, const std::string& what) {
+  const std::string path = TempPath(name);
+  WriteJsonFileAtomically(path, json, "test model");
+  try {
+    PerfModel::Load(path);
+    FAIL() << "loaded " << name;
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+    EXPECT_NE(message.find("glimpse train perf-model"), std::string::npos) << message;
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(PerfModelFileTest, RefusesOtherVersionsNamingTheFileAndTheRemakeCommand) {
+  const Json good = RandomModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
+  Json features = good;
+  features["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
+  ExpectRefused(
+      features, "features.json",
+      "program-graph features version " + std::to_string(kProgramGraphFeatureVersion + 1));
+  Json version = good;
+  version["version"] = kPerfModelVersion + 1;
+  ExpectRefused(version, "version.json",
+                "performance model version " + std::to_string(kPerfModelVersion + 1));
+  Json format = good;
+  format["format"] = "glimpse-prior-generator";
+  ExpectRefused(format, "format.json", "expected 'glimpse-perf-model'");
+}
+
+TEST(PerfModelFileTest, RefusesAMisSizedLayer) {
+  Json json = RandomModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
+  json["layers"]["hop1.combine"]["bias"].erase(0);
+  const std::string path = TempPath("sized.json");
+  WriteJsonFileAtomically(path, json, "test model");
+  try {
+    PerfModel::Load(path);
+    FAIL() << "loaded a mis-sized layer";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("hop1.combine"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(ParsePerfModelArchitecture("gcn"), Error);
+}
+
+}  // namespace
+}  // namespace glimpse
