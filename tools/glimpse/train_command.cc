@@ -551,7 +551,8 @@ void AddTrainPerfModel(CLI::App& train) {
 
 void AddTrainCommand(CLI::App& app) {
   auto flags = std::make_shared<TrainValidityFlags>();
-  CLI::App* train = app.add_subcommand("train", "Train the Glimpse tuner's hardware-aware models");
+  CLI::App* train = app.add_subcommand(
+      "train", "Train the Glimpse tuner's hardware-aware models and the learned performance model");
   train->require_subcommand(1);
   CLI::App* validity = train->add_subcommand(
       "validity",
