@@ -104,7 +104,7 @@ void XgbCostModel::SetParams(model::XgbBooster& booster) const {
   booster.SetParam("alpha", "0");
   booster.SetParam("objective", options_.loss_type == "reg" ? "reg:squarederror" : "rank:pairwise");
   booster.SetParam("nthread", std::to_string(Threads()));
-  booster.SetParam("seed", std::to_string(options_.seed));
+  booster.SetSeed(options_.seed);
   booster.SetParam("verbosity", "0");
 }
 

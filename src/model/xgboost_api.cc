@@ -35,6 +35,10 @@ XgbBooster::~XgbBooster() {
   if (handle_ != nullptr) XGBoosterFree(handle_);
 }
 
+void XgbBooster::SetSeed(uint64_t seed) {
+  SetParam("seed", std::to_string(seed & 0x7fffffffffffffffULL));
+}
+
 void XgbBooster::SetParam(const std::string& name, const std::string& value) {
   CheckXgb(XGBoosterSetParam(handle_, name.c_str(), value.c_str()),
            "XGBoost: parameter '" + name + "' = '" + value + "'");

@@ -37,6 +37,10 @@ class XgbBooster {
   XgbBooster& operator=(const XgbBooster&) = delete;
 
   void SetParam(const std::string& name, const std::string& value);
+  // XGBoost's "seed" is a signed 64-bit integer and a larger value is an error at the first
+  // boosting round; glimpse's seeds are any uint64 (a hash, say), so the top bit is dropped. Seeds
+  // below 2^63 are passed unchanged.
+  void SetSeed(uint64_t seed);
   void UpdateOneIter(int iteration, const XgbMatrix& train);
   // Raw margins (option_mask 1); for rank:pairwise and reg:squarederror they equal predictions.
   std::vector<float> PredictMargin(const XgbMatrix& data) const;

@@ -79,6 +79,19 @@ TEST(CostModelTest, FitIsReproducibleForAFixedSeed) {
   EXPECT_EQ(first->Predict(test), second->Predict(test));
 }
 
+// XGBoost takes a signed 64-bit seed; a seed of the top half of uint64 (a hashed one, as the
+// corpus command gives its tuning runs) fitted, once, with an error at the first boosting round.
+TEST(CostModelTest, AnySeedFits) {
+  ConfigSpace space = BowlSpace();
+  BowlDevice device(BowlDevice::DefaultTarget());
+  std::vector<Config> train = SampleConfigs(space, 100, 7);
+  XgbCostModelOptions options;
+  options.seed = 11765713987240050583ULL;  // ≥ 2^63
+  auto model = MakeXgbCostModel(space, options);
+  EXPECT_NO_THROW(model->Fit(train, Scores(device, train)));
+  EXPECT_EQ(model->Predict(train).size(), train.size());
+}
+
 TEST(CostModelTest, SaveLoadRoundTripPredictsTheSame) {
   ConfigSpace space = BowlSpace();
   BowlDevice device(BowlDevice::DefaultTarget());

@@ -102,7 +102,7 @@ class XgbPerfPredictor : public PerfPredictor {
                             ? options_.num_threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     booster_->SetParam("nthread", std::to_string(threads));
-    booster_->SetParam("seed", std::to_string(options_.seed));
+    booster_->SetSeed(options_.seed);
     booster_->SetParam("verbosity", "0");
     for (int round = 0; round < options_.rounds; ++round) booster_->UpdateOneIter(round, matrix);
     trained_rows_ = rows.size();
