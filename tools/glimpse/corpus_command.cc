@@ -54,16 +54,6 @@ struct CorpusFlags {
   std::string file;
 };
 
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // --op values, then --ops FILE's lines (blank lines and '#' comments skipped).
 std::vector<Operator> ExtraOperators(const CorpusFlags& flags) {
   std::vector<Operator> out;
@@ -113,7 +103,7 @@ void CheckMeasureFlags(const CorpusFlags& flags) {
 
 void RunMeasure(const CorpusFlags& flags) {
   std::vector<std::string> models =
-      flags.models.empty() ? ZooModelNames() : SplitCommas(flags.models);
+      flags.models.empty() ? ZooModelNames() : SplitCommaList(flags.models);
   if (flags.models == "none") models.clear();
   for (std::string& model : models) {
     try {

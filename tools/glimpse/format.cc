@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <sstream>
 
 namespace glimpse::cli {
 
@@ -28,6 +29,16 @@ std::string FormatCount(int64_t count) {
     out += digits[i];
   }
   return count < 0 ? "-" + out : out;
+}
+
+std::vector<std::string> SplitCommaList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
 }
 
 std::string FormatBig(double value) {

@@ -14,6 +14,8 @@ std::string FormatDuration(double seconds);
 std::string FormatCount(int64_t count);
 // 1e12 → "1.0e12"; small numbers as integers.
 std::string FormatBig(double value);
+// "a,b,,c" → {"a", "b", "c"}: a comma-separated option's items, empty ones dropped.
+std::vector<std::string> SplitCommaList(const std::string& text);
 
 // A plain-text table with left-aligned first column and right-aligned others (numbers), unless
 // AlignLeft says otherwise (text).

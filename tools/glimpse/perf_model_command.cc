@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "format.h"
 #include "glimpse/error.h"
 #include "glimpse/perf_eval.h"
 #include "glimpse/perf_predictor.h"
@@ -26,21 +27,11 @@ struct PerfModelFlags {
   std::string json;
 };
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 void RunEvaluate(const PerfModelFlags& flags) {
   const PerfCorpus corpus = LoadPerfCorpus(flags.corpus);
-  std::vector<std::string> splits = SplitList(flags.split);
+  std::vector<std::string> splits = SplitCommaList(flags.split);
   if (splits == std::vector<std::string>{"all"}) splits = PerfSplitNames();
-  const std::vector<std::string> predictors = SplitList(flags.predictors);
+  const std::vector<std::string> predictors = SplitCommaList(flags.predictors);
   if (predictors.empty()) throw Error("--predictors: name at least one");
 
   PerfPredictorOptions options;
