@@ -14,18 +14,21 @@
 // Map: option parsing and the op list (this file) → bench/cpu_baselines/: protocol (CPUs,
 // pinning, flush, timing), peak, onednn, openblas, reference (inputs, double reference, check),
 // report (JSON, Markdown).
+#include <fmt/format.h>
 #include <omp.h>
 #include <sched.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cpu_baselines/bandwidth.h"
 #include "cpu_baselines/onednn.h"
 #include "cpu_baselines/openblas.h"
 #include "cpu_baselines/peak.h"
@@ -60,6 +63,7 @@ struct Options {
   int threads = 0;
   bool check = false;
   std::string json_out, markdown_out;
+  std::string machine_profile_out;  // measure peak and bandwidths, write the profile, stop
 };
 
 struct OpEntry {
@@ -190,6 +194,69 @@ void WriteFile(const std::string& path, const std::string& text) {
   if (!out || !(out << text)) throw Error("cannot write '" + path + "'");
 }
 
+// The roofline's machine profile (glimpse/perf_predictor.h): the FP32 peak just measured (the
+// widest ISA on every CPU, median) and the read bandwidth of each memory level, every figure with
+// where it came from.
+void WriteMachineProfile(const std::string& path, const RunRecord& record,
+                         const std::vector<int>& cpus) {
+  const PeakResult* peak = nullptr;
+  for (const PeakResult& p : record.peak) {
+    if (p.cpus.size() == cpus.size() && (peak == nullptr || p.lanes > peak->lanes)) peak = &p;
+  }
+  if (peak == nullptr) throw Error("machine profile: no peak on all CPUs was measured");
+  const std::vector<BandwidthLevel> levels = DefaultBandwidthLevels(static_cast<int>(cpus.size()));
+  const std::vector<BandwidthResult> bandwidth =
+      MeasureReadBandwidth(levels, cpus, record.protocol);
+  Json levels_json = Json::array();
+  Json measured = Json::array();
+  for (const BandwidthResult& b : bandwidth) {
+    std::cout << fmt::format(
+        "read bandwidth {:<4} ({:>9} B per thread, {} threads): {:.1f} GB/s "
+        "(best {:.1f})\n",
+        b.level.name, b.level.buffer_bytes_per_thread, b.cpus.size(), b.gbs, b.best_gbs);
+    levels_json.push_back({{"name", b.level.name},
+                           {"size_bytes", b.level.cache_bytes},
+                           {"bandwidth_gbs", std::round(b.gbs * 10) / 10}});
+    measured.push_back({{"level", b.level.name},
+                        {"buffer_bytes_per_thread", b.level.buffer_bytes_per_thread},
+                        {"isa", b.isa},
+                        {"passes", b.passes},
+                        {"median_s", b.median_s},
+                        {"best_gbs", b.best_gbs},
+                        {"samples_s", b.samples_s}});
+  }
+  const int registers = peak->lanes == 16 ? 32 : 16;
+  Json profile = {
+      {"format", "glimpse-machine-profile"},
+      {"version", 1},
+      {"name", fmt::format("{}, {} CPUs", record.machine.cpu_model, cpus.size())},
+      {"peak_gflops", std::round(peak->gflops * 10) / 10},
+      {"threads", cpus.size()},
+      {"vector_lanes", peak->lanes},
+      {"register_bytes", registers * peak->lanes * 4},
+      {"levels", levels_json},
+      {"sources",
+       {{"command", record.command},
+        {"measured_at", record.started_utc},
+        {"peak_gflops", fmt::format("measured: {} FMA chains on {} pinned threads, median of {} "
+                                    "samples (bench/cpu_baselines/peak.cc)",
+                                    peak->isa, cpus.size(), peak->samples_s.size())},
+        {"vector_lanes", peak->isa + " float32 lanes"},
+        {"register_bytes",
+         fmt::format("{} vector registers x {} bytes", registers, peak->lanes * 4)},
+        {"size_bytes", "sysfs /sys/devices/system/cpu/cpu0/cache/index*/size"},
+        {"bandwidth_gbs",
+         "measured: every thread sums its own buffer (half of L1d, half of L2, 4 x L2, "
+         "max(1 GiB, 2 x L3) over all threads) with vector loads, all threads at once, median "
+         "(bench/cpu_baselines/bandwidth.cc)"},
+        {"bandwidth_samples", measured}}}};
+  std::ofstream out(path);
+  if (!out) throw Error("--machine-profile '" + path + "': cannot open for writing");
+  out << profile.dump(2) << "\n";
+  if (!out) throw Error("--machine-profile '" + path + "': write failed");
+  std::cout << "wrote " << path << "\n";
+}
+
 int Run(const Options& options, int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   // Bad operators are reported before anything else happens.
@@ -220,6 +287,11 @@ int Run(const Options& options, int argc, char** argv) {
   for (const auto& p : record.peak) {
     std::cout << "peak " << p.isa << " on " << p.cpus.size() << " thread(s): " << p.gflops
               << " GFLOP/s\n";
+  }
+
+  if (!options.machine_profile_out.empty()) {
+    WriteMachineProfile(options.machine_profile_out, record, cpus);
+    return 0;
   }
 
   if (options.check) {
@@ -310,6 +382,10 @@ int main(int argc, char** argv) {
                "built-in small shapes) before timing it");
   app.add_option("--json", options.json_out, "write every result and sample to this JSON file");
   app.add_option("--markdown", options.markdown_out, "write the readable tables to this file");
+  app.add_option("--machine-profile", options.machine_profile_out,
+                 "measure the FP32 peak and each memory level's read bandwidth, write them as "
+                 "the roofline's machine profile (data/hardware/cpu_machine_profile.json's "
+                 "format) to this file, and stop");
   CLI11_PARSE(app, argc, argv);
   try {
     return glimpse::baselines::Run(options, argc, argv);

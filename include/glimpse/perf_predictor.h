@@ -1,13 +1,15 @@
 // glimpse/perf_predictor.h — performance models as the evaluation sees them: fit on the training
 // side of a split, predict seconds for the test side (docs/perf-eval.md). The baselines of
 // Kaufman et al.'s evaluation live here: an analytical roofline over the loop-nest IR and XGBoost
-// on loop features; the learned models plug in through the same interface.
+// on loop features; the learned models (glimpse/perf_training.h) plug in through the same
+// interface.
 //
 // A record's program is rebuilt from its operator and configuration (MakeCpuNest(ParseOperator(op),
 // MakeCpuSpace(op), space.ConfigFromJson(config))), so predictors read programs, not knob indices.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -123,16 +125,27 @@ int XgbPerfFeatureWidth();
 std::vector<float> XgbPerfFeatures(const LoopNest& nest);
 std::unique_ptr<PerfPredictor> MakeXgbPerfPredictor(const XgbPerfOptions& options = {});
 
+// ---- A trained model file (glimpse/perf_model.h) as it is: Fit does nothing, PredictSeconds is
+// its inference. For a corpus the model never trained on (another machine's, a later
+// measurement); on a split of its own training corpus its scores would flatter it. Throws Error
+// as PerfModel::Load does.
+std::unique_ptr<PerfPredictor> MakeModelFilePerfPredictor(const std::string& path);
+
 // ---- The predictors by name
 
 struct PerfPredictorOptions {
   MachineProfile profile;  // the roofline's
   XgbPerfOptions xgb;
+  // Makes the learned model that trains in Fit ("graphsage", "lstm"): training needs libtorch,
+  // which this library does not link, so the caller that has it (glimpse_perf_training's
+  // MakeLearnedPerfPredictor) supplies it. Empty: those names are refused, saying why.
+  std::function<std::unique_ptr<PerfPredictor>(const std::string& architecture)> learned;
 };
-// "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb". Throws Error listing the
-// known names.
+// "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb", "graphsage", "lstm" (with
+// options.learned), "file:PATH" (a trained model file). Throws Error listing the known names.
 std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options);
+// Every name MakePerfPredictor knows ("file:" models aside).
 const std::vector<std::string>& PerfPredictorNames();
 
 }  // namespace glimpse

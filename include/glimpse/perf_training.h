@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "glimpse/perf_corpus.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/perf_predictor.h"
 #include "glimpse/program_graph.h"
 
 namespace glimpse {
@@ -38,6 +40,14 @@ struct PerfTrainingExample {
 // Records that cannot be rebuilt are left out, each with why in `skipped` (when given).
 std::vector<PerfTrainingExample> PerfTrainingExamples(const PerfCorpus& corpus,
                                                       std::vector<std::string>* skipped = nullptr);
+// The same over some records of a corpus (an evaluation split's side); `skipped` names them by
+// their position in `records`.
+std::vector<PerfTrainingExample> PerfTrainingExamples(
+    const std::vector<const PerfCorpusRecord*>& records,
+    std::vector<std::string>* skipped = nullptr);
+// The program graph of every record, in order, whatever its status. Throws Error naming the
+// record's operator when its program cannot be rebuilt.
+std::vector<ProgramGraph> RecordProgramGraphs(const std::vector<const PerfCorpusRecord*>& records);
 
 enum class PerfRankLoss { kHinge, kLogistic };
 // "hinge", "logistic"; Parse throws Error listing both.
@@ -78,5 +88,13 @@ struct PerfModelTrainReport {
 PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
                          const PerfModelTrainOptions& options,
                          PerfModelTrainReport* report = nullptr, std::ostream* progress = nullptr);
+
+// The learned model as one of the evaluation's predictors (glimpse/perf_predictor.h), named by
+// its architecture ("graphsage", "lstm"): Fit trains a fresh model with `options` on the split's
+// training records (their own validation operators for early stopping come out of those, so the
+// test side is never seen); PredictSeconds is the plain C++ inference over the test side's graphs.
+// `progress` (may be null) gets the training's lines.
+std::unique_ptr<PerfPredictor> MakeLearnedPerfPredictor(const PerfModelTrainOptions& options,
+                                                        std::ostream* progress = nullptr);
 
 }  // namespace glimpse

@@ -2,6 +2,7 @@
 // synthetic_perf_corpus.h): it writes a model that loads and predicts, made_by remakes it, an
 // excluded operator is left out of training, and an unknown architecture is refused.
 #include <cmath>
+#include <fstream>
 
 #include "cli_fixture.h"
 #include "glimpse/perf_model.h"
@@ -41,6 +42,34 @@ TEST_F(CliTrainPerfModelTest, TrainsAModelThatLoadsAndPredicts) {
   Rng rng(1);
   const ProgramGraph graph = BuildCpuProgramGraph(op, space, *space.SampleValid(rng));
   EXPECT_TRUE(std::isfinite(model.PredictLogTime(graph)));
+}
+
+// `glimpse perf-model evaluate` trains graphsage on each split's training side and scores a
+// trained file as it is, beside the baselines.
+TEST_F(CliTrainPerfModelTest, EvaluateTrainsTheLearnedModelsAndReadsAFile) {
+  const std::string corpus = Corpus();
+  const std::string model = Db("perf.json");
+  ASSERT_EQ(RunGlimpse({"train", "perf-model", "--corpus", corpus, "--epochs", "2", "--hidden", "8",
+                        "--out", model})
+                .exit_code,
+            0);
+  const std::string json = Db("eval.json");
+  CommandResult result =
+      RunGlimpse({"perf-model", "evaluate", "--corpus", corpus, "--split", "operators",
+                  "--predictors", "roofline-cal,graphsage,file:" + model, "--epochs", "2",
+                  "--hidden", "8", "--xgb-rounds", "5", "--json", json});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("training graphsage on"), std::string::npos) << result.err;
+  std::ifstream in(json);
+  const Json report = Json::parse(in);
+  ASSERT_EQ(report["splits"].size(), 1u);
+  const Json& scores = report["splits"][0]["scores"];
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_EQ(scores[1]["predictor"], "graphsage");
+  EXPECT_EQ(scores[1]["details"]["epochs_run"], 2);
+  EXPECT_EQ(scores[2]["predictor"], "file:" + model);
+  EXPECT_EQ(scores[2]["details"]["architecture"], "graphsage");
+  for (const Json& score : scores) EXPECT_EQ(score["tau_operators"], 1);
 }
 
 TEST_F(CliTrainPerfModelTest, RefusesAnUnknownArchitecture) {

@@ -3,12 +3,15 @@
 // command. No libtorch: the weights are random numbers set here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/perf_predictor.h"
+#include "glimpse/perf_training.h"
 #include "perf/perf_network.h"
 #include "synthetic_perf_corpus.h"
 
@@ -132,6 +135,32 @@ TEST(PerfModelFileTest, RefusesAMisSizedLayer) {
   }
   std::filesystem::remove(path);
   EXPECT_THROW(ParsePerfModelArchitecture("gcn"), Error);
+}
+
+// `file:PATH` in the evaluation predicts what the model file does for each record's program.
+TEST(PerfModelFileTest, FilePredictorPredictsTheModelsTimes) {
+  const std::string path = TempPath("file_predictor.json");
+  const PerfModel model = RandomModel(PerfModelArchitecture::kGraphSage, 4);
+  model.Save(path);
+  const PerfCorpus corpus = testing_perf::SyntheticCorpus(3, 9);
+  std::vector<const PerfCorpusRecord*> records;
+  for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
+
+  PerfPredictorOptions options;
+  auto predictor = MakePerfPredictor("file:" + path, options);
+  EXPECT_EQ(predictor->Name(), "file:" + path);
+  predictor->Fit(records);  // nothing to learn: the file is the model
+  const std::vector<double> predicted = predictor->PredictSeconds(records);
+  ASSERT_EQ(predicted.size(), records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Operator op = ParseOperator(records[i]->op);
+    const ConfigSpace space = MakeCpuSpace(op);
+    const ProgramGraph graph =
+        BuildCpuProgramGraph(op, space, space.ConfigFromJson(records[i]->config));
+    EXPECT_NEAR(std::log(predicted[i]), model.PredictLogTime(graph), 1e-9) << records[i]->op;
+  }
+  EXPECT_EQ(predictor->Describe()["architecture"], "graphsage");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

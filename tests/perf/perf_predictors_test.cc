@@ -190,9 +190,26 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
     MakePerfPredictor("gnn", options);
     FAIL();
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("known: roofline, roofline-cal, xgb"),
-              std::string::npos);
+    EXPECT_NE(std::string(error.what())
+                  .find("known: roofline, roofline-cal, xgb, graphsage, lstm, file:MODEL.json"),
+              std::string::npos)
+        << error.what();
   }
+  // The learned models train with libtorch, which this library leaves to its caller.
+  try {
+    MakePerfPredictor("graphsage", options);
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("libtorch"), std::string::npos) << error.what();
+  }
+  bool asked = false;
+  options.learned = [&](const std::string& architecture) {
+    asked = architecture == "lstm";
+    return MakePerfPredictor("roofline", options);
+  };
+  MakePerfPredictor("lstm", options);
+  EXPECT_TRUE(asked);
+  EXPECT_THROW(MakePerfPredictor("file:/nonexistent/model.json", options), Error);
 }
 
 }  // namespace

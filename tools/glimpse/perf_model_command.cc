@@ -12,6 +12,12 @@
 #include "glimpse/error.h"
 #include "glimpse/perf_eval.h"
 #include "glimpse/perf_predictor.h"
+#include "glimpse/perf_training.h"
+
+// glimpse_lite and a build without libtorch evaluate trained model files but train none.
+#if !defined(GLIMPSE_WITHOUT_TORCH) && !defined(GLIMPSE_WITHOUT_TRAIN)
+#define GLIMPSE_PERF_EVAL_TRAINS 1
+#endif
 
 namespace glimpse::cli {
 namespace {
@@ -24,6 +30,9 @@ struct PerfModelFlags {
   double test_fraction = 0.2;
   std::string profile;  // empty: DefaultMachineProfilePath()
   int xgb_rounds = XgbPerfOptions{}.rounds;
+  PerfModelTrainOptions learned;  // graphsage and lstm: trained on each split's training side
+  std::string rank_loss = "logistic";
+  bool quiet = false;
   std::string json;
 };
 
@@ -39,7 +48,18 @@ void RunEvaluate(const PerfModelFlags& flags) {
       LoadMachineProfile(flags.profile.empty() ? DefaultMachineProfilePath() : flags.profile);
   options.xgb.rounds = flags.xgb_rounds;
   options.xgb.seed = flags.seed;
-  // The one place the evaluation makes predictors; a learned model joins MakePerfPredictor.
+#ifdef GLIMPSE_PERF_EVAL_TRAINS
+  PerfModelTrainOptions learned = flags.learned;
+  learned.rank_loss = ParsePerfRankLoss(flags.rank_loss);
+  learned.seed = flags.seed;
+  std::ostream* progress = flags.quiet ? nullptr : &std::cerr;
+  options.learned = [learned, progress](const std::string& architecture) {
+    PerfModelTrainOptions o = learned;
+    o.shape.architecture = ParsePerfModelArchitecture(architecture);
+    return MakeLearnedPerfPredictor(o, progress);
+  };
+#endif
+  // The one place the evaluation makes predictors.
   auto factory = [&](const std::string& name) { return MakePerfPredictor(name, options); };
   for (const std::string& name : predictors) factory(name);  // unknown names fail before the work
 
@@ -68,7 +88,8 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
   evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
   evaluate->add_option("--predictors", flags->predictors,
-                       "Comma list of roofline, roofline-cal, xgb");
+                       "Comma list of roofline, roofline-cal, xgb, graphsage, lstm (trained on "
+                       "each split's training side), file:MODEL.json (a trained model as it is)");
   evaluate->add_option("--seed", flags->seed, "The splits' and XGBoost's seed");
   evaluate->add_option("--test-fraction", flags->test_fraction,
                        "Share of records (random) or operators (operators) held out");
@@ -76,6 +97,36 @@ void AddPerfModelCommand(CLI::App& app) {
                        "The roofline's machine profile (default data/hardware/"
                        "cpu_machine_profile.json)");
   evaluate->add_option("--xgb-rounds", flags->xgb_rounds, "XGBoost boosting rounds");
+  PerfModelTrainOptions& o = flags->learned;
+  evaluate->add_option("--epochs", o.epochs, "graphsage/lstm: passes over the training records")
+      ->default_str("40");
+  evaluate->add_option("--batch-size", o.batch_size, "graphsage/lstm: graphs per step")
+      ->default_str("64");
+  evaluate->add_option("--hidden", o.shape.hidden, "graphsage/lstm: width of the embeddings")
+      ->default_str("32");
+  evaluate->add_option("--hops", o.shape.hops, "graphsage: neighbourhood hops")->default_str("3");
+  evaluate
+      ->add_option("--readout-hidden", o.shape.readout_hidden,
+                   "graphsage/lstm: a ReLU layer of this width before the final linear one")
+      ->default_str("0");
+  evaluate->add_option("--lr", o.learning_rate, "graphsage/lstm: Adam's learning rate")
+      ->default_str("0.001");
+  evaluate->add_option("--rank-loss", flags->rank_loss, "graphsage/lstm: hinge or logistic")
+      ->default_str("logistic");
+  evaluate
+      ->add_option("--rank-loss-weight", o.rank_loss_weight,
+                   "graphsage/lstm: weight of the pairwise rank loss (0: squared error alone)")
+      ->default_str("0.5");
+  evaluate
+      ->add_option("--validation-fraction", o.validation_fraction,
+                   "graphsage/lstm: fraction of the training operators held out for early "
+                   "stopping")
+      ->default_str("0.1");
+  evaluate
+      ->add_option("--patience", o.patience,
+                   "graphsage/lstm: epochs without a better validation error before stopping")
+      ->default_str("10");
+  evaluate->add_flag("--quiet", flags->quiet, "No training progress on stderr");
   evaluate->add_option("--json", flags->json, "Also write the report as JSON to this file");
   evaluate->callback([flags] { RunEvaluate(*flags); });
 }

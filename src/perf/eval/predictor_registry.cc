@@ -6,7 +6,8 @@
 namespace glimpse {
 
 const std::vector<std::string>& PerfPredictorNames() {
-  static const std::vector<std::string> names = {"roofline", "roofline-cal", "xgb"};
+  static const std::vector<std::string> names = {"roofline", "roofline-cal", "xgb", "graphsage",
+                                                 "lstm"};
   return names;
 }
 
@@ -15,12 +16,19 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
   if (name == "xgb") return MakeXgbPerfPredictor(options.xgb);
-  // TODO(issue 17, part 3): the learned models join here — "graphsage" and "lstm" made from a
-  // trained file (PerfPredictorOptions gains its path, `glimpse perf-model evaluate --model FILE`)
-  // or trained on the split's training records in Fit; add their names to PerfPredictorNames().
+  if (name == "graphsage" || name == "lstm") {
+    if (!options.learned) {
+      throw Error("performance predictor '" + name +
+                  "' trains with libtorch, which this build lacks (GLIMPSE_WITH_TORCH=OFF or "
+                  "glimpse_lite); a trained model still evaluates as file:MODEL.json");
+    }
+    return options.learned(name);
+  }
+  if (name.rfind("file:", 0) == 0) return MakeModelFilePerfPredictor(name.substr(5));
   std::string known;
   for (const std::string& n : PerfPredictorNames()) known += (known.empty() ? "" : ", ") + n;
-  throw Error("unknown performance predictor '" + name + "'; known: " + known);
+  throw Error("unknown performance predictor '" + name + "'; known: " + known +
+              ", file:MODEL.json");
 }
 
 }  // namespace glimpse
