@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev
   libdnnl-dev libopenblas-dev
   libtorch-dev
+  libonnx-dev libprotobuf-dev
 )
 
 missing=()

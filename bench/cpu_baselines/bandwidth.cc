@@ -160,7 +160,8 @@ std::vector<BandwidthResult> MeasureReadBandwidth(const std::vector<BandwidthLev
     for (;;) {
       const double s = RunSample(fn, buffers, floats, cpus, passes);
       if (s >= kSampleTarget || passes > (int64_t{1} << 30)) break;
-      passes = std::max<int64_t>(passes + 1, static_cast<int64_t>(passes * kSampleTarget / std::max(s, 1e-7) * 1.1));
+      passes = std::max<int64_t>(
+          passes + 1, static_cast<int64_t>(passes * kSampleTarget / std::max(s, 1e-7) * 1.1));
     }
     BandwidthResult result;
     result.level = level;

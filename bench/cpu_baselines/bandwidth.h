@@ -14,14 +14,14 @@
 namespace glimpse::baselines {
 
 struct BandwidthLevel {
-  std::string name;                 // "L1", "L2", "L3", "DRAM"
-  int64_t cache_bytes = 0;          // the level's size as sysfs says (0: main memory)
+  std::string name;         // "L1", "L2", "L3", "DRAM"
+  int64_t cache_bytes = 0;  // the level's size as sysfs says (0: main memory)
   int64_t buffer_bytes_per_thread = 0;
 };
 
 struct BandwidthResult {
   BandwidthLevel level;
-  std::string isa;   // the loads' width: "avx512f" or "avx2"
+  std::string isa;  // the loads' width: "avx512f" or "avx2"
   std::vector<int> cpus;
   int64_t passes = 0;  // reads of the whole buffer per thread and sample
   std::vector<double> samples_s;

@@ -328,5 +328,44 @@ TEST_F(CliCpuTest, ModelListAndShow) {
   }
 }
 
+// An ONNX file goes where a zoo name goes: its symbolic batch fixed by --input-shape, its
+// convolution tuned with the ReLU fused into it.
+TEST_F(CliCpuTest, OnnxModelShowsAndTunesItsFusedLayers) {
+  const std::string model = TestDataPath("onnx/symbolic_batch.onnx");
+  CommandResult missing = RunGlimpse({"model", "show", model});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("give --input-shape images="), std::string::npos) << missing.err;
+
+  CommandResult show =
+      RunGlimpse({"model", "show", model, "--input-shape", "images=2x3x8x8", "--json"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const Json shown = Json::parse(show.out);
+  EXPECT_EQ(shown["model"], "symbolic_batch");
+  ASSERT_EQ(shown["tasks"].size(), 1u);
+  const std::string op =
+      "conv2d:N=2,C=3,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=1";
+  EXPECT_EQ(shown["tasks"][0]["op"], op);
+
+  CommandResult residual = RunGlimpse({"model", "show", TestDataPath("onnx/residual_block.onnx")});
+  ASSERT_EQ(residual.exit_code, 0) << residual.err;
+  EXPECT_NE(residual.out.find("Not tuned: add x1, flatten x1, global_average_pool x1, "
+                              "max_pool x1, relu x1, softmax x1"),
+            std::string::npos)
+      << residual.out;
+
+  CommandResult zoo_shape =
+      RunGlimpse({"model", "show", "resnet18", "--input-shape", "images=1x3x8x8"});
+  EXPECT_NE(zoo_shape.err.find("--input-shape applies to ONNX models"), std::string::npos);
+
+  CommandResult tuned = RunGlimpse(CpuArgs({"--model", model, "--input-shape", "images=2x3x8x8",
+                                            "--budget", "4", "--db", Db(), "--json"}));
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const Json report = Json::parse(tuned.out);
+  EXPECT_EQ(report["model"], "symbolic_batch");
+  ASSERT_EQ(report["tasks"].size(), 1u);
+  EXPECT_EQ(report["tasks"][0]["op"], op);
+  EXPECT_EQ(RecordsOf(Db(), report["tasks"][0]["workload_key"]).size(), 4u);
+}
+
 }  // namespace
 }  // namespace glimpse::testing

@@ -123,7 +123,7 @@ TEST_F(CliErrorTest, UnknownModelListsTheKnownOnes) {
   EXPECT_EQ(shown.exit_code, 2);
   EXPECT_EQ(shown.err,
             "glimpse: error: unknown model 'resnet19'; known: resnet18, resnet50, vgg16, "
-            "alexnet, mobilenet_v2, bert_base_layer\n");
+            "alexnet, mobilenet_v2, bert_base_layer (or an ONNX file FILE.onnx)\n");
 }
 
 TEST_F(CliErrorTest, BadOpNamesTheFieldAndTheAcceptedOnes) {

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "commands.h"
 #include "format.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
+#include "model_source.h"
 #include "tune_report.h"
 
 namespace glimpse::cli {
@@ -17,6 +20,7 @@ namespace {
 
 struct ModelFlags {
   std::string name;
+  std::vector<std::string> input_shapes;
   bool json = false;
 };
 
@@ -64,12 +68,10 @@ void RunList(const ModelFlags& flags) {
 }
 
 void RunShow(const ModelFlags& flags) {
-  const std::string name = CanonicalZooModelName(flags.name);
-  std::string description;
-  for (const ZooModelInfo& info : ZooModels()) {
-    if (info.name == name) description = info.description;
-  }
-  std::vector<ModelLayer> layers = ZooModel(name);
+  LoadedModel model = LoadModel(flags.name, flags.input_shapes, "");
+  const std::string& name = model.name;
+  const std::string& description = model.description;
+  const std::vector<ModelLayer>& layers = model.layers;
   std::vector<ModelTask> tasks = ExtractTasks(layers);
   const double total = ModelFlops(layers);
 
@@ -123,6 +125,27 @@ void RunShow(const ModelFlags& flags) {
                        TemplateProblem(task.op).empty() ? "yes" : "not yet", layer_names});
   }
   task_table.Print(std::cout);
+  if (model.graph) {
+    // What runs besides the tuned layers, by kind (a fused ReLU is part of its layer).
+    std::map<std::string, int> others;
+    std::set<int> fused;
+    for (const GraphLayer& layer : GraphLayers(*model.graph)) {
+      fused.insert(layer.op);
+      fused.insert(layer.fused.begin(), layer.fused.end());
+    }
+    for (size_t i = 0; i < model.graph->ops.size(); ++i) {
+      if (!fused.count(static_cast<int>(i))) ++others[GraphOpKindName(model.graph->ops[i].kind)];
+    }
+    std::string text;
+    for (const auto& [kind, count] : others) {
+      text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", kind, count);
+    }
+    std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "
+                 "total. Batch norms are folded into the convolutions' biases; a ReLU that only "
+                 "its layer feeds is fused (relu=1). Not tuned: "
+              << (text.empty() ? "nothing else" : text) << ".\n";
+    return;
+  }
   std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "
                "total. A CNN's biases hold the folded batch norm; ReLU, residual adds, pooling, "
                "softmax and LayerNorm are not listed (not tuned).\n";
@@ -141,8 +164,15 @@ void AddModelCommand(CLI::App& app) {
   list->add_flag("--json", flags->json, "print JSON");
   list->callback([flags] { RunList(*flags); });
   CLI::App* show = command->add_subcommand(
-      "show", "A model's layers and its distinct operators (tasks) with weights and FLOPs");
-  show->add_option("name", flags->name, "model name ('glimpse model list')")->required();
+      "show",
+      "A model's tunable layers (with fused bias and ReLU for an ONNX file) and its distinct "
+      "operators (tasks) with weights and FLOPs");
+  show->add_option("name", flags->name,
+                   "a zoo model ('glimpse model list') or an ONNX file FILE.onnx")
+      ->required();
+  show->add_option("--input-shape", flags->input_shapes,
+                   "NAME=1x3x224x224: the shape of an ONNX model's input with symbolic "
+                   "dimensions (repeatable)");
   show->add_flag("--json", flags->json, "print JSON");
   show->callback([flags] { RunShow(*flags); });
 }

@@ -50,9 +50,9 @@ const std::vector<std::string> kReplayOnly = {
     "--space", "--t1",      "--restrict",      "--device",
     "--noise", "--pace-ms", "--transfer-from", "--transfer-from-db"};
 // Generated kernels (cpu and cuda).
-const std::vector<std::string> kKernelOnly = {"--model",       "--op",         "--global-budget",
-                                              "--run-timeout", "--build-jobs", "--build-timeout",
-                                              "--kernel-dir"};
+const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
+                                              "--global-budget", "--run-timeout", "--build-jobs",
+                                              "--build-timeout", "--kernel-dir"};
 const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
@@ -134,8 +134,11 @@ void AddTuneCommand(CLI::App& app) {
   // The operators (--target cpu, cuda).
   command->add_option(
       "--model", flags->model,
-      "cpu, cuda: tune every distinct operator of a model of the zoo ('glimpse model "
-      "list')");
+      "cpu, cuda: tune every distinct operator of a model: a zoo name ('glimpse model list') "
+      "or an ONNX file FILE.onnx");
+  command->add_option("--input-shape", flags->input_shapes,
+                      "cpu, cuda: NAME=1x3x224x224, the shape of an ONNX model's input with "
+                      "symbolic dimensions (repeatable)");
   command->add_option(
       "--op", flags->ops,
       "cpu, cuda: an operator, e.g. conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1 or "

@@ -19,6 +19,7 @@
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/tuner.h"
+#include "model_source.h"
 #include "tune_common.h"
 #include "tune_flags.h"
 #include "tune_report.h"
@@ -28,30 +29,19 @@ namespace glimpse::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string KnownModels() {
-  std::string known;
-  for (const std::string& name : ZooModelNames()) known += (known.empty() ? "" : ", ") + name;
-  return known;
-}
-
-}  // namespace
-
-// The zoo model's layers, or one layer per --op ("op1", "op2", …). Sets `model` for a zoo model.
+// The model's layers (a zoo model or an ONNX file), or one layer per --op ("op1", "op2", …).
+// Sets `model` to the model's name.
 std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model) {
   const bool by_model = flags.Given("--model"), by_op = flags.Given("--op");
   if (by_model && by_op) throw Error("--model and --op exclude each other; give one of them");
   if (by_model) {
-    try {
-      model = CanonicalZooModelName(flags.model);
-    } catch (const Error& error) {
-      throw Error(std::string("--model: ") + error.what());
-    }
-    return ZooModel(model);
+    LoadedModel loaded = LoadModel(flags.model, flags.input_shapes, "--model");
+    model = loaded.name;
+    return std::move(loaded.layers);
   }
+  if (!flags.input_shapes.empty()) throw Error("--input-shape needs --model FILE.onnx");
   if (!by_op) {
-    throw Error("--target " + flags.target + " needs --model NAME (known: " + KnownModels() +
+    throw Error("--target " + flags.target + " needs --model NAME (" + KnownModelsText() +
                 ") or --op TEXT (e.g. --op dense:M=1,N=1000,K=512)");
   }
   std::vector<ModelLayer> layers;

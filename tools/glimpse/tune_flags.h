@@ -27,6 +27,7 @@ struct TuneFlags {
 
   // --target cpu and cuda (--threads, --overlap-builds: cpu only).
   std::string model;
+  std::vector<std::string> input_shapes;  // --input-shape name=1x3x224x224 (ONNX models)
   std::vector<std::string> ops;
   int64_t global_budget = 0;
   int threads = 0;

@@ -1,0 +1,144 @@
+// The tunable layers of a model graph (glimpse/model_graph.h GraphLayers): each convolution and
+// matrix product as the operator glimpse tunes, with its bias and a ReLU that only it feeds fused.
+#include <fmt/format.h>
+
+#include "glimpse/error.h"
+#include "glimpse/model_graph.h"
+
+namespace glimpse {
+namespace {
+
+[[noreturn]] void Unsupported(const GraphOp& op, const std::string& what) {
+  throw Error(fmt::format("{} node '{}': {}", op.source.empty() ? GraphOpKindName(op.kind)
+                                                                : op.source,
+                          op.name, what));
+}
+
+// The one value of a pair that must match along height and width, or the reason it cannot.
+int64_t Square(const GraphOp& op, const std::array<int64_t, 2>& pair, const char* what) {
+  if (pair[0] != pair[1]) {
+    Unsupported(op, fmt::format("{} {}x{} differ along height and width; supported: equal {} "
+                                "(the conv2d templates take one value)",
+                                what, pair[0], pair[1], what));
+  }
+  return pair[0];
+}
+
+int64_t SymmetricPad(const GraphOp& op) {
+  const auto& p = op.pads;
+  if (p[0] != p[1] || p[0] != p[2] || p[0] != p[3]) {
+    Unsupported(op, fmt::format("pads (top {}, left {}, bottom {}, right {}) are not the same on "
+                                "every side; supported: symmetric padding",
+                                p[0], p[1], p[2], p[3]));
+  }
+  return p[0];
+}
+
+Operator ConvOperator(const ModelGraph& graph, const GraphOp& op) {
+  const auto& x = graph.tensors[op.inputs[0]].shape;
+  const auto& w = graph.tensors[op.inputs[1]].shape;
+  const bool bias = op.inputs.size() == 3;
+  const int64_t stride = Square(op, op.strides, "strides");
+  const int64_t dilation = Square(op, op.dilations, "dilations");
+  const int64_t pad = SymmetricPad(op);
+  if (op.group == 1) {
+    Conv2dShape s;
+    s.n = x[0], s.c = x[1], s.h = x[2], s.w = x[3], s.k = w[0], s.r = w[2], s.s = w[3];
+    s.stride = stride, s.pad = pad, s.dilation = dilation, s.bias = bias;
+    return s;
+  }
+  if (op.group == x[1] && w[0] == x[1]) {
+    DepthwiseConv2dShape s;
+    s.n = x[0], s.c = x[1], s.h = x[2], s.w = x[3], s.r = w[2], s.s = w[3];
+    s.stride = stride, s.pad = pad, s.dilation = dilation, s.bias = bias;
+    return s;
+  }
+  Unsupported(op, fmt::format("a grouped convolution (group {} of {} input and {} output "
+                              "channels); supported: group 1, or depthwise (group = input "
+                              "channels = output channels)",
+                              op.group, x[1], w[0]));
+}
+
+Operator DenseOperator(const ModelGraph& graph, const GraphOp& op) {
+  const auto& a = graph.tensors[op.inputs[0]].shape;
+  const auto& b = graph.tensors[op.inputs[1]].shape;
+  DenseShape s;
+  s.m = 1;
+  for (size_t i = 0; i + 1 < a.size(); ++i) s.m *= a[i];
+  s.n = b[0], s.k = b[1], s.bias = op.inputs.size() == 3;
+  return s;
+}
+
+Operator BatchMatmulOperator(const ModelGraph& graph, const GraphOp& op) {
+  const auto& a = graph.tensors[op.inputs[0]].shape;
+  const auto& b = graph.tensors[op.inputs[1]].shape;
+  BatchMatmulShape s;
+  s.b = 1;
+  for (size_t i = 0; i + 2 < a.size(); ++i) s.b *= a[i];
+  s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
+  return s;
+}
+
+void SetRelu(Operator& op) {
+  std::visit([](auto& shape) { shape.relu = true; }, op);
+}
+
+}  // namespace
+
+std::vector<GraphLayer> GraphLayers(const ModelGraph& graph) {
+  const std::vector<int> consumers = graph.Consumers();
+  // The op reading each tensor, when exactly one does.
+  std::vector<int> reader(graph.tensors.size(), -1);
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    for (int input : graph.ops[i].inputs) reader[input] = static_cast<int>(i);
+  }
+  std::vector<GraphLayer> layers;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const GraphOp& op = graph.ops[i];
+    GraphLayer layer;
+    layer.layer.name = op.name;
+    layer.op = static_cast<int>(i);
+    layer.output = op.output;
+    switch (op.kind) {
+      case GraphOpKind::kConv: layer.layer.op = ConvOperator(graph, op); break;
+      case GraphOpKind::kDense: layer.layer.op = DenseOperator(graph, op); break;
+      case GraphOpKind::kBatchMatmul: layer.layer.op = BatchMatmulOperator(graph, op); break;
+      default: continue;
+    }
+    // The op that alone reads the layer's current output, or -1.
+    auto sole_reader = [&]() -> int {
+      return consumers[layer.output] == 1 ? reader[layer.output] : -1;
+    };
+    // A matrix product without a bias followed by the addition of a constant vector (MatMul then
+    // Add, as exporters write a linear layer): the addition is the bias.
+    if (op.kind == GraphOpKind::kDense && op.inputs.size() == 2 && sole_reader() >= 0) {
+      const GraphOp& add = graph.ops[sole_reader()];
+      const int other = add.inputs.size() == 2 ? add.inputs[add.inputs[0] == layer.output ? 1 : 0]
+                                               : -1;
+      const int64_t n = std::get<DenseShape>(layer.layer.op).n;
+      if (add.kind == GraphOpKind::kAdd && other >= 0 && graph.tensors[other].constant &&
+          graph.tensors[other].Elements() == n && graph.tensors[other].shape.back() == n) {
+        std::get<DenseShape>(layer.layer.op).bias = true;
+        layer.fused.push_back(sole_reader());
+        layer.output = add.output;
+      }
+    }
+    if (sole_reader() >= 0 && graph.ops[sole_reader()].kind == GraphOpKind::kRelu) {
+      SetRelu(layer.layer.op);
+      const int relu = sole_reader();
+      layer.fused.push_back(relu);
+      layer.output = graph.ops[relu].output;
+    }
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+std::vector<ModelLayer> ModelLayers(const std::vector<GraphLayer>& layers) {
+  std::vector<ModelLayer> out;
+  out.reserve(layers.size());
+  for (const GraphLayer& layer : layers) out.push_back(layer.layer);
+  return out;
+}
+
+}  // namespace glimpse
