@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 
 set(glimpse_exported_libraries)
 foreach(area space measure database replay tuner loop model ir ops codegen process target cpu
-             cuda_driver cuda tasks evaluation hardware hwaware perf corpus perf_eval graph onnx)
+             cuda_driver cuda tasks evaluation hardware hwaware perf corpus perf_eval graph onnx compile)
   list(APPEND glimpse_exported_libraries glimpse_${area})
 endforeach()
 

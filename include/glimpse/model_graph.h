@@ -51,15 +51,15 @@ struct GraphTensor {
 
 struct GraphOp {
   GraphOpKind kind = GraphOpKind::kRelu;
-  std::string name;        // the source node's name, or "<op type>_<index>" when it had none
-  std::string source;      // the source node's op type ("Conv", "Gemm", …), for messages
+  std::string name;         // the source node's name, or "<op type>_<index>" when it had none
+  std::string source;       // the source node's op type ("Conv", "Gemm", …), for messages
   std::vector<int> inputs;  // tensor indices
   int output = -1;          // tensor index
   // kConv, kMaxPool, kAveragePool: {height, width} and pads {top, left, bottom, right}.
   std::array<int64_t, 2> kernel{1, 1}, strides{1, 1}, dilations{1, 1};
   std::array<int64_t, 4> pads{0, 0, 0, 0};
-  int64_t group = 1;               // kConv
-  bool count_include_pad = false;  // kAveragePool
+  int64_t group = 1;                                         // kConv
+  bool count_include_pad = false;                            // kAveragePool
   float clip_min = -std::numeric_limits<float>::infinity();  // kClip
   float clip_max = std::numeric_limits<float>::infinity();
   int64_t axis = 1;  // kFlatten, kConcat, kSoftmax (non-negative)
@@ -96,17 +96,19 @@ std::vector<int64_t> OpOutputShape(const ModelGraph& graph, const GraphOp& op);
 // only reader of the output so far (and that output is not a graph output), as ONNX Runtime and
 // TVM fuse them.
 struct GraphLayer {
-  ModelLayer layer;             // name: the node's; op: the tuned operator
-  int op = -1;                  // the node's index in graph.ops
-  std::vector<int> fused;       // ops folded into it (bias Add, ReLU), in graph order
-  int output = -1;              // the tensor the fused layer writes (the ReLU's output if fused)
+  ModelLayer layer;        // name: the node's; op: the tuned operator
+  int op = -1;             // the node's index in graph.ops
+  std::vector<int> fused;  // ops folded into it (bias Add, ReLU), in graph order
+  int output = -1;         // the tensor the fused layer writes (the ReLU's output if fused)
 };
 
 // The tunable layers of `graph` in graph order. A node that no operator's template describes
 // (a grouped convolution that is not depthwise, asymmetric padding, different strides or
 // dilations along height and width) throws Error naming the node, its attributes and what is
-// supported.
-std::vector<GraphLayer> GraphLayers(const ModelGraph& graph);
+// supported — or, with `untunable` given, is left out (it runs as a plain loop in a compiled
+// model) and that message appended.
+std::vector<GraphLayer> GraphLayers(const ModelGraph& graph,
+                                    std::vector<std::string>* untunable = nullptr);
 std::vector<ModelLayer> ModelLayers(const std::vector<GraphLayer>& layers);
 
 // ---- The reference interpreter

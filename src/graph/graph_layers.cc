@@ -9,9 +9,8 @@ namespace glimpse {
 namespace {
 
 [[noreturn]] void Unsupported(const GraphOp& op, const std::string& what) {
-  throw Error(fmt::format("{} node '{}': {}", op.source.empty() ? GraphOpKindName(op.kind)
-                                                                : op.source,
-                          op.name, what));
+  throw Error(fmt::format("{} node '{}': {}",
+                          op.source.empty() ? GraphOpKindName(op.kind) : op.source, op.name, what));
 }
 
 // The one value of a pair that must match along height and width, or the reason it cannot.
@@ -85,7 +84,7 @@ void SetRelu(Operator& op) {
 
 }  // namespace
 
-std::vector<GraphLayer> GraphLayers(const ModelGraph& graph) {
+std::vector<GraphLayer> GraphLayers(const ModelGraph& graph, std::vector<std::string>* untunable) {
   const std::vector<int> consumers = graph.Consumers();
   // The op reading each tensor, when exactly one does.
   std::vector<int> reader(graph.tensors.size(), -1);
@@ -99,11 +98,24 @@ std::vector<GraphLayer> GraphLayers(const ModelGraph& graph) {
     layer.layer.name = op.name;
     layer.op = static_cast<int>(i);
     layer.output = op.output;
-    switch (op.kind) {
-      case GraphOpKind::kConv: layer.layer.op = ConvOperator(graph, op); break;
-      case GraphOpKind::kDense: layer.layer.op = DenseOperator(graph, op); break;
-      case GraphOpKind::kBatchMatmul: layer.layer.op = BatchMatmulOperator(graph, op); break;
-      default: continue;
+    try {
+      switch (op.kind) {
+        case GraphOpKind::kConv:
+          layer.layer.op = ConvOperator(graph, op);
+          break;
+        case GraphOpKind::kDense:
+          layer.layer.op = DenseOperator(graph, op);
+          break;
+        case GraphOpKind::kBatchMatmul:
+          layer.layer.op = BatchMatmulOperator(graph, op);
+          break;
+        default:
+          continue;
+      }
+    } catch (const Error& error) {
+      if (untunable == nullptr) throw;
+      untunable->push_back(error.what());
+      continue;
     }
     // The op that alone reads the layer's current output, or -1.
     auto sole_reader = [&]() -> int {
@@ -113,8 +125,8 @@ std::vector<GraphLayer> GraphLayers(const ModelGraph& graph) {
     // Add, as exporters write a linear layer): the addition is the bias.
     if (op.kind == GraphOpKind::kDense && op.inputs.size() == 2 && sole_reader() >= 0) {
       const GraphOp& add = graph.ops[sole_reader()];
-      const int other = add.inputs.size() == 2 ? add.inputs[add.inputs[0] == layer.output ? 1 : 0]
-                                               : -1;
+      const int other =
+          add.inputs.size() == 2 ? add.inputs[add.inputs[0] == layer.output ? 1 : 0] : -1;
       const int64_t n = std::get<DenseShape>(layer.layer.op).n;
       if (add.kind == GraphOpKind::kAdd && other >= 0 && graph.tensors[other].constant &&
           graph.tensors[other].Elements() == n && graph.tensors[other].shape.back() == n) {

@@ -76,7 +76,8 @@ Values Pool(const GraphOp& op, const std::vector<int64_t>& xs, const Values& x,
               ++count;
             }
           }
-        y[(p * oh + i) * ow + j] = max ? acc : acc / static_cast<double>(std::max<int64_t>(1, count));
+        y[(p * oh + i) * ow + j] =
+            max ? acc : acc / static_cast<double>(std::max<int64_t>(1, count));
       }
   return y;
 }
@@ -116,7 +117,8 @@ std::vector<std::vector<float>> RunModelGraphReference(
                  ys);
         break;
       case GraphOpKind::kDense: {
-        const int64_t n = shape(1)[0], k = shape(1)[1], m = graph.tensors[op.inputs[0]].Elements() / k;
+        const int64_t n = shape(1)[0], k = shape(1)[1],
+                      m = graph.tensors[op.inputs[0]].Elements() / k;
         y.assign(m * n, 0.0);
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < n; ++j) {

@@ -18,9 +18,8 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 }
 
 [[noreturn]] void Fail(const GraphOp& op, const std::string& what) {
-  throw Error(fmt::format("{} node '{}': {}", op.source.empty() ? GraphOpKindName(op.kind)
-                                                                : op.source,
-                          op.name, what));
+  throw Error(fmt::format("{} node '{}': {}",
+                          op.source.empty() ? GraphOpKindName(op.kind) : op.source, op.name, what));
 }
 
 int64_t Product(std::vector<int64_t>::const_iterator begin,
@@ -32,7 +31,8 @@ int64_t Product(std::vector<int64_t>::const_iterator begin,
 int64_t WindowOut(const GraphOp& op, int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                   int64_t before, int64_t after) {
   const int64_t span = dilation * (kernel - 1) + 1;
-  if (stride < 1 || dilation < 1 || kernel < 1) Fail(op, "kernel, strides and dilations must be ≥ 1");
+  if (stride < 1 || dilation < 1 || kernel < 1)
+    Fail(op, "kernel, strides and dilations must be ≥ 1");
   if (in + before + after < span) {
     Fail(op, fmt::format("a window of {} does not fit an input of {} padded by {}+{}", span, in,
                          before, after));
@@ -44,19 +44,32 @@ int64_t WindowOut(const GraphOp& op, int64_t in, int64_t kernel, int64_t stride,
 
 const char* GraphOpKindName(GraphOpKind kind) {
   switch (kind) {
-    case GraphOpKind::kConv: return "conv";
-    case GraphOpKind::kDense: return "dense";
-    case GraphOpKind::kBatchMatmul: return "batch_matmul";
-    case GraphOpKind::kRelu: return "relu";
-    case GraphOpKind::kClip: return "clip";
-    case GraphOpKind::kAdd: return "add";
-    case GraphOpKind::kMaxPool: return "max_pool";
-    case GraphOpKind::kAveragePool: return "average_pool";
-    case GraphOpKind::kGlobalAveragePool: return "global_average_pool";
-    case GraphOpKind::kFlatten: return "flatten";
-    case GraphOpKind::kReshape: return "reshape";
-    case GraphOpKind::kConcat: return "concat";
-    case GraphOpKind::kSoftmax: return "softmax";
+    case GraphOpKind::kConv:
+      return "conv";
+    case GraphOpKind::kDense:
+      return "dense";
+    case GraphOpKind::kBatchMatmul:
+      return "batch_matmul";
+    case GraphOpKind::kRelu:
+      return "relu";
+    case GraphOpKind::kClip:
+      return "clip";
+    case GraphOpKind::kAdd:
+      return "add";
+    case GraphOpKind::kMaxPool:
+      return "max_pool";
+    case GraphOpKind::kAveragePool:
+      return "average_pool";
+    case GraphOpKind::kGlobalAveragePool:
+      return "global_average_pool";
+    case GraphOpKind::kFlatten:
+      return "flatten";
+    case GraphOpKind::kReshape:
+      return "reshape";
+    case GraphOpKind::kConcat:
+      return "concat";
+    case GraphOpKind::kSoftmax:
+      return "softmax";
   }
   return "?";
 }
@@ -132,8 +145,8 @@ std::vector<int64_t> OpOutputShape(const ModelGraph& graph, const GraphOp& op) {
       need_inputs(2, 2);
       const auto& a = shape(0);
       const auto& b = shape(1);
-      if (a.size() < 3 || a.size() != b.size() ||
-          !std::equal(a.begin(), a.end() - 2, b.begin()) || a.back() != b[b.size() - 2]) {
+      if (a.size() < 3 || a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin()) ||
+          a.back() != b[b.size() - 2]) {
         Fail(op, fmt::format("a {} and b {} do not make a batched product (same batch "
                              "dimensions, [.., M, K] · [.., K, N])",
                              ShapeText(a), ShapeText(b)));
@@ -247,13 +260,14 @@ void ValidateModelGraph(const ModelGraph& graph) {
     }
     if (op.output < 0 || op.output >= count) Fail(op, "writes a tensor index out of range");
     if (made[op.output]) {
-      Fail(op, fmt::format("writes '{}', which already has a value", graph.tensors[op.output].name));
+      Fail(op,
+           fmt::format("writes '{}', which already has a value", graph.tensors[op.output].name));
     }
     const std::vector<int64_t> expected = OpOutputShape(graph, op);
     if (expected != graph.tensors[op.output].shape) {
       Fail(op, fmt::format("output '{}' has shape {}, the op computes {}",
-                           graph.tensors[op.output].name,
-                           ShapeText(graph.tensors[op.output].shape), ShapeText(expected)));
+                           graph.tensors[op.output].name, ShapeText(graph.tensors[op.output].shape),
+                           ShapeText(expected)));
     }
     made[op.output] = true;
   }

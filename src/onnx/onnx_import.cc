@@ -34,15 +34,24 @@ std::string DimsText(const std::vector<int64_t>& dims) {
 
 const char* DataTypeName(int type) {
   switch (type) {
-    case onnx::TensorProto::FLOAT: return "float32";
-    case onnx::TensorProto::INT64: return "int64";
-    case onnx::TensorProto::INT32: return "int32";
-    case onnx::TensorProto::FLOAT16: return "float16";
-    case onnx::TensorProto::DOUBLE: return "float64";
-    case onnx::TensorProto::UINT8: return "uint8";
-    case onnx::TensorProto::INT8: return "int8";
-    case onnx::TensorProto::BOOL: return "bool";
-    default: return "another type";
+    case onnx::TensorProto::FLOAT:
+      return "float32";
+    case onnx::TensorProto::INT64:
+      return "int64";
+    case onnx::TensorProto::INT32:
+      return "int32";
+    case onnx::TensorProto::FLOAT16:
+      return "float16";
+    case onnx::TensorProto::DOUBLE:
+      return "float64";
+    case onnx::TensorProto::UINT8:
+      return "uint8";
+    case onnx::TensorProto::INT8:
+      return "int8";
+    case onnx::TensorProto::BOOL:
+      return "bool";
+    default:
+      return "another type";
   }
 }
 
@@ -54,8 +63,9 @@ std::vector<int64_t> Dims(const onnx::TensorProto& tensor) {
 // field. Throws (with `where`) for external data and sizes that do not match the dims.
 std::vector<float> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw Error(where + ": its data is in an external file; supported: weights inside the model "
-                        "file (onnx.save(model, path, save_as_external_data=False))");
+    throw Error(where +
+                ": its data is in an external file; supported: weights inside the model "
+                "file (onnx.save(model, path, save_as_external_data=False))");
   }
   const size_t count = static_cast<size_t>(Product(Dims(tensor)));
   std::vector<float> out;
@@ -74,8 +84,8 @@ std::vector<float> FloatValues(const onnx::TensorProto& tensor, const std::strin
     out.assign(tensor.float_data().begin(), tensor.float_data().end());
   }
   if (out.size() != count) {
-    throw Error(fmt::format("{}: {} values for shape {}", where, out.size(),
-                            DimsText(Dims(tensor))));
+    throw Error(
+        fmt::format("{}: {} values for shape {}", where, out.size(), DimsText(Dims(tensor))));
   }
   return out;
 }
@@ -89,8 +99,8 @@ std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::strin
   if (tensor.data_type() == onnx::TensorProto::INT64) {
     if (tensor.has_raw_data()) {
       if (tensor.raw_data().size() != count * sizeof(int64_t)) {
-        throw Error(fmt::format("{}: {} bytes for {} int64 values", where,
-                                tensor.raw_data().size(), count));
+        throw Error(fmt::format("{}: {} bytes for {} int64 values", where, tensor.raw_data().size(),
+                                count));
       }
       out.resize(count);
       std::memcpy(out.data(), tensor.raw_data().data(), count * sizeof(int64_t));
@@ -101,8 +111,8 @@ std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::strin
     if (tensor.has_raw_data()) {
       std::vector<int32_t> values(count);
       if (tensor.raw_data().size() != count * sizeof(int32_t)) {
-        throw Error(fmt::format("{}: {} bytes for {} int32 values", where,
-                                tensor.raw_data().size(), count));
+        throw Error(fmt::format("{}: {} bytes for {} int32 values", where, tensor.raw_data().size(),
+                                count));
       }
       std::memcpy(values.data(), tensor.raw_data().data(), count * sizeof(int32_t));
       out.assign(values.begin(), values.end());
@@ -114,8 +124,8 @@ std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::strin
                             DataTypeName(tensor.data_type())));
   }
   if (out.size() != count) {
-    throw Error(fmt::format("{}: {} values for shape {}", where, out.size(),
-                            DimsText(Dims(tensor))));
+    throw Error(
+        fmt::format("{}: {} values for shape {}", where, out.size(), DimsText(Dims(tensor))));
   }
   return out;
 }
@@ -147,17 +157,19 @@ class Importer {
     std::ifstream in(path_, std::ios::binary);
     if (!in) throw Error(path_ + ": cannot open the ONNX file");
     if (!model_.ParseFromIstream(&in) || !model_.has_graph() || model_.ir_version() <= 0) {
-      throw Error(path_ + ": not an ONNX model (the file does not parse as an ONNX ModelProto "
-                          "with a graph)");
+      throw Error(path_ +
+                  ": not an ONNX model (the file does not parse as an ONNX ModelProto "
+                  "with a graph)");
     }
     for (const auto& opset : model_.opset_import()) {
       if (opset.domain().empty() || opset.domain() == "ai.onnx") opset_ = opset.version();
     }
     if (opset_ < kMinOnnxOpset || opset_ > kMaxOnnxOpset) {
-      throw Error(fmt::format("{}: opset {} of the default ONNX domain; supported: {} to {} "
-                              "(export with opset_version={})",
-                              path_, opset_ == 0 ? "none" : std::to_string(opset_),
-                              kMinOnnxOpset, kMaxOnnxOpset, kMaxOnnxOpset));
+      throw Error(
+          fmt::format("{}: opset {} of the default ONNX domain; supported: {} to {} "
+                      "(export with opset_version={})",
+                      path_, opset_ == 0 ? "none" : std::to_string(opset_), kMinOnnxOpset,
+                      kMaxOnnxOpset, kMaxOnnxOpset));
     }
     graph_.name = std::filesystem::path(path_).stem().string();
     std::string producer = model_.producer_name();
@@ -206,10 +218,10 @@ class Importer {
                                   input.name(), fmt::join(dims, "x"), file_text));
         }
       } else if (symbolic || !tensor->has_shape()) {
-        throw Error(fmt::format("{} has symbolic dimensions {}; give --input-shape {}=AxBx… "
-                                "with a number for each",
-                                where, tensor->has_shape() ? file_text : "(no shape)",
-                                input.name()));
+        throw Error(
+            fmt::format("{} has symbolic dimensions {}; give --input-shape {}=AxBx… "
+                        "with a number for each",
+                        where, tensor->has_shape() ? file_text : "(no shape)", input.name()));
       } else {
         for (const auto& dim : tensor->shape().dim()) dims.push_back(dim.dim_value());
       }
@@ -387,8 +399,7 @@ class Importer {
     auto inferred = inferred_.find(c.node.output(0));
     if (inferred != inferred_.end() && inferred->second != graph_.tensors[op.output].shape) {
       Fail(c, fmt::format("its output has shape {} here and {} by ONNX's shape inference",
-                          DimsText(graph_.tensors[op.output].shape),
-                          DimsText(inferred->second)));
+                          DimsText(graph_.tensors[op.output].shape), DimsText(inferred->second)));
     }
     graph_.ops.push_back(std::move(op));
     return graph_.ops.back().output;
@@ -437,7 +448,8 @@ class Importer {
 
   int64_t Axis(const NodeContext& c, int64_t axis, size_t rank) const {
     const int64_t r = static_cast<int64_t>(rank);
-    if (axis < -r || axis >= r) Fail(c, fmt::format("axis {} is outside a rank-{} tensor", axis, r));
+    if (axis < -r || axis >= r)
+      Fail(c, fmt::format("axis {} is outside a rank-{} tensor", axis, r));
     return axis < 0 ? axis + r : axis;
   }
 
@@ -450,8 +462,8 @@ class Importer {
     if (HasInput(c, 2)) op.inputs.push_back(ConstantInput(c, 2, "bias"));
     const auto& wshape = Shape(w);
     if (wshape.size() != 4) {
-      Fail(c, fmt::format("weight {}; supported: 2-D convolutions (a 4-D weight)",
-                          DimsText(wshape)));
+      Fail(c,
+           fmt::format("weight {}; supported: 2-D convolutions (a 4-D weight)", DimsText(wshape)));
     }
     const auto kernel = AttrInts(c, "kernel_shape", {wshape[2], wshape[3]});
     if (kernel != std::vector<int64_t>{wshape[2], wshape[3]}) {
@@ -533,8 +545,8 @@ class Importer {
       const int bias = ConstantInput(c, 2, "C");
       const auto& cshape = Shape(bias);
       if (!(cshape == std::vector<int64_t>{n} || cshape == std::vector<int64_t>{1, n})) {
-        Fail(c, fmt::format("C has shape {}; supported: [{}] or [1, {}] (a bias)",
-                            DimsText(cshape), n, n));
+        Fail(c, fmt::format("C has shape {}; supported: [{}] or [1, {}] (a bias)", DimsText(cshape),
+                            n, n));
       }
       std::vector<float> values = graph_.tensors[bias].data;
       for (float& v : values) v *= beta;
@@ -722,9 +734,8 @@ class Importer {
   }
 
   void Node(const onnx::NodeProto& node, int index) {
-    NodeContext c{node, node.name().empty() ? fmt::format("{}_{}", node.op_type(), index)
-                                            : node.name(),
-                  ""};
+    NodeContext c{
+        node, node.name().empty() ? fmt::format("{}_{}", node.op_type(), index) : node.name(), ""};
     c.who = fmt::format("{} node '{}'", node.op_type(), c.name);
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       Fail(c, fmt::format("op domain '{}'; supported: the default ONNX domain", node.domain()));
@@ -768,20 +779,33 @@ class Importer {
   onnx::ModelProto model_;
   int64_t opset_ = 0;
   ModelGraph graph_;
-  std::map<std::string, int> by_name_;                   // value name → tensor (aliases too)
-  std::map<std::string, std::vector<int64_t>> ints_;     // integer constants (shapes)
-  std::map<std::string, std::string> other_;             // constants of other types
+  std::map<std::string, int> by_name_;                    // value name → tensor (aliases too)
+  std::map<std::string, std::vector<int64_t>> ints_;      // integer constants (shapes)
+  std::map<std::string, std::string> other_;              // constants of other types
   std::map<std::string, std::vector<int64_t>> inferred_;  // ONNX's inferred shapes
-  std::map<std::string, int> uses_;                      // readers of each value name
+  std::map<std::string, int> uses_;                       // readers of each value name
 };
 
 }  // namespace
 
 const std::vector<std::string>& SupportedOnnxOps() {
-  static const std::vector<std::string> ops = {
-      "Add",     "AveragePool", "BatchNormalization", "Clip",    "Concat",  "Constant",
-      "Conv",    "Dropout",     "Flatten",            "Gemm",    "GlobalAveragePool",
-      "Identity", "MatMul",     "MaxPool",            "Relu",    "Reshape", "Softmax"};
+  static const std::vector<std::string> ops = {"Add",
+                                               "AveragePool",
+                                               "BatchNormalization",
+                                               "Clip",
+                                               "Concat",
+                                               "Constant",
+                                               "Conv",
+                                               "Dropout",
+                                               "Flatten",
+                                               "Gemm",
+                                               "GlobalAveragePool",
+                                               "Identity",
+                                               "MatMul",
+                                               "MaxPool",
+                                               "Relu",
+                                               "Reshape",
+                                               "Softmax"};
   return ops;
 }
 
@@ -790,8 +814,9 @@ ModelGraph ImportOnnx(const std::string& path, const OnnxImportOptions& options)
 }
 
 std::pair<std::string, std::vector<int64_t>> ParseInputShape(const std::string& text) {
-  const std::string expected = "expected NAME=DIMxDIMx… with positive integers, e.g. "
-                               "input=1x3x224x224";
+  const std::string expected =
+      "expected NAME=DIMxDIMx… with positive integers, e.g. "
+      "input=1x3x224x224";
   const size_t eq = text.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
     throw Error("--input-shape '" + text + "': " + expected);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -365,6 +366,35 @@ TEST_F(CliCpuTest, OnnxModelShowsAndTunesItsFusedLayers) {
   ASSERT_EQ(report["tasks"].size(), 1u);
   EXPECT_EQ(report["tasks"][0]["op"], op);
   EXPECT_EQ(RecordsOf(Db(), report["tasks"][0]["workload_key"]).size(), 4u);
+}
+
+// `glimpse compile` then `glimpse run`: the artifact builds, runs at two thread counts and
+// matches the reference interpreter; a zoo name is refused with what to do instead.
+TEST_F(CliCpuTest, CompileThenRunAnOnnxModel) {
+  const std::string dir = Db("artifact");
+  CommandResult compiled =
+      RunGlimpse({"compile", TestDataPath("onnx/mobile_block_opset13.onnx"), "-o", dir});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("4 kernels (0 tuned, 4 default)"), std::string::npos) << compiled.out;
+  EXPECT_NE(compiled.err.find("using the roofline's default configuration"), std::string::npos);
+  const std::string report = Db("run.json");
+  CommandResult run = RunGlimpse({"run", dir, "--threads", "1,2", "--python", "none",
+                                  "--min-repeats", "2", "--min-time", "0", "--json", report});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::ifstream report_in(report);
+  const Json runs = Json::parse(report_in)["runs"];
+  ASSERT_EQ(runs.size(), 2u);
+  for (const Json& r : runs) {
+    EXPECT_TRUE(r["within_tolerance"].get<bool>());
+    EXPECT_LT(r["max_abs_error_vs_reference"].get<double>(), 1e-4);
+    EXPECT_GE(r["glimpse"]["samples_s"].size(), 2u);
+    EXPECT_GT(r["glimpse"]["median_s"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(runs[1]["glimpse"]["threads"], 2);
+
+  CommandResult zoo = RunGlimpse({"compile", "resnet18", "-o", Db("zoo")});
+  EXPECT_EQ(zoo.exit_code, 2);
+  EXPECT_NE(zoo.err.find("compile an ONNX file"), std::string::npos) << zoo.err;
 }
 
 }  // namespace

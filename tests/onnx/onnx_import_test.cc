@@ -46,7 +46,8 @@ ModelGraph ExpectMatchesOnnxRuntime(const std::string& name) {
   const ModelGraph graph = ImportOnnx(Model(name), options);
   std::vector<std::vector<float>> inputs;
   for (int index : graph.inputs) {
-    inputs.push_back(expected["inputs"][graph.tensors[index].name]["data"].get<std::vector<float>>());
+    inputs.push_back(
+        expected["inputs"][graph.tensors[index].name]["data"].get<std::vector<float>>());
   }
   const auto outputs = RunModelGraphReference(graph, inputs);
   EXPECT_EQ(outputs.size(), expected["outputs"].size());
@@ -103,8 +104,9 @@ TEST(OnnxImport, SameUpperPaddingAndGroupedConvolutionImportButAreNotTunable) {
   EXPECT_NE(ErrorOf([&] { GraphLayers(same); }).find("not the same on every side"),
             std::string::npos);
   const ModelGraph grouped = ExpectMatchesOnnxRuntime("grouped_conv");
-  EXPECT_NE(ErrorOf([&] { GraphLayers(grouped); }).find("Conv node 'grouped': a grouped convolution"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { GraphLayers(grouped); }).find("Conv node 'grouped': a grouped convolution"),
+      std::string::npos);
 }
 
 TEST(OnnxImport, SymbolicDimensionsNeedAnInputShape) {
@@ -115,14 +117,16 @@ TEST(OnnxImport, SymbolicDimensionsNeedAnInputShape) {
       << error;
   OnnxImportOptions wrong;
   wrong.input_shapes["images"] = {1, 4, 8, 8};
-  EXPECT_NE(ErrorOf([&] { ImportOnnx(Model("symbolic_batch"), wrong); })
-                .find("--input-shape images=1x4x8x8 contradicts the file's shape [batch,3,8,8]"),
+  EXPECT_NE(ErrorOf([&] {
+              ImportOnnx(Model("symbolic_batch"), wrong);
+            }).find("--input-shape images=1x4x8x8 contradicts the file's shape [batch,3,8,8]"),
             std::string::npos);
   OnnxImportOptions unknown;
   unknown.input_shapes["pixels"] = {1, 3, 8, 8};
   unknown.input_shapes["images"] = {1, 3, 8, 8};
-  EXPECT_NE(ErrorOf([&] { ImportOnnx(Model("symbolic_batch"), unknown); })
-                .find("--input-shape names 'pixels', which is not an input; inputs: images"),
+  EXPECT_NE(ErrorOf([&] {
+              ImportOnnx(Model("symbolic_batch"), unknown);
+            }).find("--input-shape names 'pixels', which is not an input; inputs: images"),
             std::string::npos);
 }
 
@@ -136,10 +140,9 @@ TEST(OnnxImport, UnsupportedOpOpsetAndFilesAreOneClearError) {
   EXPECT_NE(error.find("opset 21 of the default ONNX domain; supported: 7 to 17"),
             std::string::npos)
       << error;
-  const std::string junk =
-      (std::filesystem::temp_directory_path() / ("glimpse_junk_" + std::to_string(::getpid()) +
-                                                 ".onnx"))
-          .string();
+  const std::string junk = (std::filesystem::temp_directory_path() /
+                            ("glimpse_junk_" + std::to_string(::getpid()) + ".onnx"))
+                               .string();
   {
     std::ofstream out(junk, std::ios::binary);
     out << "this is not a protobuf \x01\x02\x03";

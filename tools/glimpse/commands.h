@@ -15,5 +15,7 @@ void AddHardwareCommand(CLI::App& app);
 void AddTrainCommand(CLI::App& app);
 void AddCorpusCommand(CLI::App& app);
 void AddPerfModelCommand(CLI::App& app);
+// `glimpse compile` and `glimpse run` (compile_command.cc).
+void AddCompileCommands(CLI::App& app);
 
 }  // namespace glimpse::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   glimpse::cli::AddHardwareCommand(app);
   glimpse::cli::AddCorpusCommand(app);
   glimpse::cli::AddPerfModelCommand(app);
+  glimpse::cli::AddCompileCommands(app);
 #ifndef GLIMPSE_WITHOUT_TRAIN  // glimpse_lite (CMakeLists.txt): no libtorch, no `glimpse train`
   glimpse::cli::AddTrainCommand(app);
 #endif

@@ -129,7 +129,8 @@ void RunShow(const ModelFlags& flags) {
     // What runs besides the tuned layers, by kind (a fused ReLU is part of its layer).
     std::map<std::string, int> others;
     std::set<int> fused;
-    for (const GraphLayer& layer : GraphLayers(*model.graph)) {
+    std::vector<std::string> untunable;
+    for (const GraphLayer& layer : GraphLayers(*model.graph, &untunable)) {
       fused.insert(layer.op);
       fused.insert(layer.fused.begin(), layer.fused.end());
     }
@@ -144,6 +145,9 @@ void RunShow(const ModelFlags& flags) {
                  "total. Batch norms are folded into the convolutions' biases; a ReLU that only "
                  "its layer feeds is fused (relu=1). Not tuned: "
               << (text.empty() ? "nothing else" : text) << ".\n";
+    for (const std::string& why : model.untunable) {
+      std::cout << "No template (runs as a plain loop): " << why << "\n";
+    }
     return;
   }
   std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "

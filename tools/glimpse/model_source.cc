@@ -22,7 +22,8 @@ LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& 
     try {
       loaded.name = CanonicalZooModelName(model);
     } catch (const Error& error) {
-      throw Error((flag.empty() ? "" : flag + ": ") + error.what() + " (or an ONNX file FILE.onnx)");
+      throw Error((flag.empty() ? "" : flag + ": ") + error.what() +
+                  " (or an ONNX file FILE.onnx)");
     }
     for (const ZooModelInfo& info : ZooModels()) {
       if (info.name == loaded.name) loaded.description = info.description;
@@ -40,11 +41,7 @@ LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& 
   loaded.graph = ImportOnnx(model, options);
   loaded.name = loaded.graph->name;
   loaded.description = loaded.graph->source;
-  loaded.layers = ModelLayers(GraphLayers(*loaded.graph));
-  if (loaded.layers.empty()) {
-    throw Error(model + ": no convolution or matrix product to tune (the model has " +
-                std::to_string(loaded.graph->ops.size()) + " ops)");
-  }
+  loaded.layers = ModelLayers(GraphLayers(*loaded.graph, &loaded.untunable));
   return loaded;
 }
 

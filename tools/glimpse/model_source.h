@@ -17,6 +17,9 @@ struct LoadedModel {
   std::string description;  // the zoo's one line, or where the file came from (opset, producer)
   std::vector<ModelLayer> layers;
   std::optional<ModelGraph> graph;  // an ONNX file's whole graph
+  // Nodes of the graph no template describes (not tuned; a compiled model runs them as plain
+  // loops), each as GraphLayers says why.
+  std::vector<std::string> untunable;
 };
 
 // `model` is a path when it ends in .onnx, else a zoo name. `input_shapes` are --input-shape

@@ -36,6 +36,13 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model)
   if (by_model && by_op) throw Error("--model and --op exclude each other; give one of them");
   if (by_model) {
     LoadedModel loaded = LoadModel(flags.model, flags.input_shapes, "--model");
+    for (const std::string& why : loaded.untunable) {
+      std::cerr << "glimpse: note: not tuned (no template): " << why << "\n";
+    }
+    if (loaded.layers.empty()) {
+      throw Error("--model " + flags.model + ": no layer to tune (no convolution or matrix " +
+                  "product a template describes)");
+    }
     model = loaded.name;
     return std::move(loaded.layers);
   }

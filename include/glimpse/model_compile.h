@@ -1,0 +1,86 @@
+// glimpse/model_compile.h — a model graph (glimpse/model_graph.h) compiled into a self-contained
+// C++ library for this CPU (`glimpse compile`, docs/compile.md): every tunable layer as the
+// generated kernel of its task's best configuration in the tuning database (a task without
+// records gets a default configuration and a warning), the other ops as plain loops, the weights
+// embedded, one C entry point, and a CMake project that builds lib<name>.a and lib<name>.so and a
+// harness that runs and times the model (<name>_run).
+//
+//   CompileModelOptions options;
+//   options.out_dir = "resnet18-lib";
+//   options.database = &database;
+//   CompileModelReport report = CompileModel(graph, options);
+//
+// The artifact (nothing of glimpse at run time; OpenMP and a C++17 compiler to build it):
+//   <name>.h             the C API: <name>_run(inputs, outputs, workspace), <name>_workspace_size(),
+//                        input/output counts and sizes
+//   model.cc             the model: its steps in graph order over a planned workspace
+//   kernels.cc           the generated kernels, one per distinct operator
+//   glimpse_model_ops.h  the untuned ops' loops
+//   weights.bin          every constant the steps read, float32, 64-byte aligned, embedded into
+//   weights.cc           the library at build time (.incbin)
+//   harness.cc           <name>_run: reads or makes inputs, writes outputs, times the model
+//   CMakeLists.txt
+//   glimpse-compile.json what was compiled: the model's source, each layer's operator, workload,
+//                        configuration and where it came from, the plan's sizes
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "glimpse/database.h"
+#include "glimpse/json.h"
+#include "glimpse/model_graph.h"
+
+namespace glimpse {
+
+struct CompileModelOptions {
+  std::string out_dir;               // created; files in it are overwritten
+  std::string name;                  // the library's C identifier; empty: from graph.name
+  const Database* database = nullptr;  // best configurations; null: defaults for every task
+  std::string device;                // whose records count; empty: CpuDeviceName()
+  std::ostream* log = nullptr;       // warnings (a task without records) as they happen
+  // Where the model came from, for the manifest (`glimpse run` rebuilds the reference from it):
+  // {"model": "resnet18" or "x.onnx", "input_shapes": {...}}.
+  Json source = Json::object();
+};
+
+// One distinct operator of the compiled model and the configuration its kernel was made from.
+struct CompiledKernel {
+  std::string op_text;
+  std::string workload_key;
+  std::string symbol;
+  Json config;              // by knob name
+  std::string origin;       // "tuned" (the database's best) or "default"
+  double best_time_s = 0.0;  // the record's time; 0 for a default
+  int64_t layers = 0;        // layers computing it
+  std::vector<std::string> layer_names;
+};
+
+struct CompileModelReport {
+  std::string dir;
+  std::string name;
+  std::vector<CompiledKernel> kernels;
+  std::vector<std::string> warnings;  // defaults used, untunable nodes run as plain loops
+  int64_t steps = 0;                  // kernel calls and plain ops per run
+  int64_t weight_bytes = 0;
+  int64_t workspace_bytes = 0;
+  // Σ over layers of the kernel's recorded best time (tuned kernels only), and whether every
+  // layer had one: the estimate a tuning run reports, to set beside the measured latency.
+  double estimated_kernels_s = 0.0;
+  bool estimate_complete = true;
+};
+
+// Writes the artifact. Throws Error for an invalid graph or an unwritable directory.
+CompileModelReport CompileModel(const ModelGraph& graph, const CompileModelOptions& options);
+
+// `name` as a C identifier: letters, digits and '_' kept, others '_', a leading digit prefixed.
+std::string LibraryIdentifier(const std::string& name);
+
+// The default configuration of an operator's CPU space when the database has no record: among
+// `candidates` valid configurations sampled with `seed`, the one the roofline of the machine
+// profile (glimpse/perf_predictor.h) estimates fastest.
+Json DefaultCpuConfig(const Operator& op, int candidates = 256, uint64_t seed = 0);
+
+}  // namespace glimpse

@@ -1,0 +1,634 @@
+// Compiling a model graph into a library (glimpse/model_compile.h). A map of this file:
+//   - ChooseKernels: one kernel per distinct tunable operator, from the database's best record or
+//     the roofline's default;
+//   - PlanSteps: the run as steps (kernel calls and plain ops) in graph order;
+//   - WorkspacePlan: intermediate tensors placed in one workspace, reused once dead;
+//   - the model.cc text: a pointer expression per tensor, a call per step;
+//   - CompileModel: every file of the artifact and its manifest.
+#include "glimpse/model_compile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+
+#include "compile/artifact_text.h"
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/perf_predictor.h"
+#include "glimpse/random.h"
+
+namespace glimpse {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t kAlignFloats = 16;  // 64 bytes
+
+int64_t AlignUp(int64_t floats) { return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
+
+std::string Dims(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error("compile: cannot write " + path.string());
+}
+
+// A kernel call or a plain op, in run order.
+struct Step {
+  int op = -1;     // the graph op it computes (a layer's own op for a kernel)
+  int layer = -1;  // index into the layers, or -1 for a plain op
+  std::vector<int> reads;
+  int writes = -1;
+  int64_t scratch_floats = 0;  // batch_matmul: B transposed for the kernel
+};
+
+// First-fit placement of tensors in one buffer, blocks freed when their tensor is dead.
+class WorkspacePlan {
+ public:
+  int64_t Allocate(int64_t floats) {
+    floats = AlignUp(std::max<int64_t>(floats, 1));
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (it->second < floats) continue;
+      const int64_t offset = it->first;
+      const int64_t left = it->second - floats;
+      free_.erase(it);
+      if (left > 0) free_[offset + floats] = left;
+      return offset;
+    }
+    const int64_t offset = end_;
+    end_ += floats;
+    return offset;
+  }
+  void Free(int64_t offset, int64_t floats) {
+    floats = AlignUp(std::max<int64_t>(floats, 1));
+    auto [it, inserted] = free_.emplace(offset, floats);
+    // Merge with the next block, then with the previous one.
+    auto next = std::next(it);
+    if (next != free_.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+    if (it != free_.begin()) {
+      auto previous = std::prev(it);
+      if (previous->first + previous->second == it->first) {
+        previous->second += it->second;
+        free_.erase(it);
+      }
+    }
+  }
+  int64_t size() const { return end_; }
+
+ private:
+  std::map<int64_t, int64_t> free_;  // offset → floats
+  int64_t end_ = 0;
+};
+
+class Compiler {
+ public:
+  Compiler(const ModelGraph& graph, const CompileModelOptions& options)
+      : graph_(graph), options_(options) {}
+
+  CompileModelReport Run() {
+    ValidateModelGraph(graph_);
+    if (options_.out_dir.empty()) throw Error("compile: no output directory");
+    report_.name = LibraryIdentifier(options_.name.empty() ? graph_.name : options_.name);
+    report_.dir = options_.out_dir;
+    std::vector<std::string> untunable;
+    layers_ = GraphLayers(graph_, &untunable);
+    for (const std::string& why : untunable) {
+      Warn("no template, runs as a plain loop: " + why);
+    }
+    ChooseKernels();
+    PlanSteps();
+    PlanMemory();
+    fs::create_directories(options_.out_dir);
+    const fs::path dir(options_.out_dir);
+    WriteText(dir / "model.cc", ModelSource());
+    WriteText(dir / "kernels.cc", kernel_sources_);
+    WriteText(dir / "glimpse_model_ops.h", compile::RuntimeOpsHeader());
+    WriteText(dir / (report_.name + ".h"),
+              compile::CHeaderText(report_.name, graph_.source.empty() ? graph_.name : graph_.source,
+                                   Signatures(graph_.inputs), Signatures(graph_.outputs)));
+    WriteText(dir / "harness.cc", compile::HarnessText(report_.name));
+    WriteText(dir / "weights.cc", compile::WeightsSourceText(report_.name));
+    WriteText(dir / "CMakeLists.txt", compile::CMakeListsText(report_.name, KernelFlags()));
+    WriteWeights(dir / "weights.bin");
+    WriteText(dir / "glimpse-compile.json", Manifest().dump(2) + "\n");
+    report_.steps = static_cast<int64_t>(steps_.size());
+    return report_;
+  }
+
+ private:
+  void Warn(const std::string& text) {
+    report_.warnings.push_back(text);
+    if (options_.log) *options_.log << "glimpse: warning: " << text << "\n";
+  }
+
+  // ---- Kernels
+
+  void ChooseKernels() {
+    const std::string device = options_.device.empty() ? CpuDeviceName() : options_.device;
+    std::map<std::string, int> by_op;
+    for (const GraphLayer& layer : layers_) {
+      const std::string text = OperatorToString(layer.layer.op);
+      auto found = by_op.find(text);
+      if (found != by_op.end()) {
+        kernel_of_layer_.push_back(found->second);
+        report_.kernels[found->second].layers += 1;
+        report_.kernels[found->second].layer_names.push_back(layer.layer.name);
+        continue;
+      }
+      const int index = static_cast<int>(report_.kernels.size());
+      by_op[text] = index;
+      kernel_of_layer_.push_back(index);
+      const Task task = MakeCpuTask(layer.layer.op);
+      CompiledKernel kernel;
+      kernel.op_text = text;
+      kernel.workload_key = task.WorkloadKey();
+      kernel.symbol = fmt::format("{}_k{}", report_.name, index);
+      kernel.layers = 1;
+      kernel.layer_names = {layer.layer.name};
+      std::vector<TuningRecord> best;
+      if (options_.database) best = options_.database->Best(kernel.workload_key, device, 1);
+      if (!best.empty() && best.front().status == MeasureStatus::kOk) {
+        kernel.config = best.front().config;
+        kernel.origin = "tuned";
+        kernel.best_time_s = best.front().time_s;
+      } else {
+        kernel.config = DefaultCpuConfig(layer.layer.op);
+        kernel.origin = "default";
+        Warn(fmt::format("{} (layer {}): no tuning record on {}{}; using the roofline's default "
+                         "configuration (tune it: glimpse tune --target cpu --op '{}')",
+                         text, layer.layer.name, device,
+                         options_.database ? "" : " (no database given)", text));
+      }
+      const std::string source =
+          GenerateCpuKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
+      kernel_sources_ += fmt::format("// {}: {} ({}{})\n", kernel.symbol, text, kernel.origin,
+                                     kernel.origin == "tuned"
+                                         ? fmt::format(", {:.4g} ms measured", kernel.best_time_s * 1e3)
+                                         : "");
+      kernel_sources_ += source + "\n";
+      has_prepare_.push_back(source.find(kernel.symbol + "_prepared_size") != std::string::npos);
+      report_.kernels.push_back(std::move(kernel));
+    }
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const CompiledKernel& kernel = report_.kernels[kernel_of_layer_[i]];
+      if (kernel.origin == "tuned") {
+        report_.estimated_kernels_s += kernel.best_time_s;
+      } else {
+        report_.estimate_complete = false;
+      }
+    }
+  }
+
+  // ---- Steps and memory
+
+  void PlanSteps() {
+    std::map<int, int> layer_of_op;
+    std::set<int> fused;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      layer_of_op[layers_[i].op] = static_cast<int>(i);
+      fused.insert(layers_[i].fused.begin(), layers_[i].fused.end());
+    }
+    for (size_t i = 0; i < graph_.ops.size(); ++i) {
+      if (fused.count(static_cast<int>(i))) continue;
+      const GraphOp& op = graph_.ops[i];
+      Step step;
+      step.op = static_cast<int>(i);
+      auto layer = layer_of_op.find(static_cast<int>(i));
+      if (layer != layer_of_op.end()) {
+        step.layer = layer->second;
+        step.reads = KernelInputs(layer->second);
+        step.writes = layers_[layer->second].output;
+        if (op.kind == GraphOpKind::kBatchMatmul) {
+          step.scratch_floats = graph_.tensors[op.inputs[1]].Elements();
+        }
+      } else {
+        step.reads = op.inputs;
+        step.writes = op.output;
+      }
+      steps_.push_back(std::move(step));
+    }
+  }
+
+  // The tensors a layer's kernel reads, in its operator's input order (glimpse/ops.h).
+  std::vector<int> KernelInputs(int layer_index) const {
+    const GraphLayer& layer = layers_[layer_index];
+    const GraphOp& op = graph_.ops[layer.op];
+    std::vector<int> inputs = op.inputs;
+    if (op.kind == GraphOpKind::kDense && op.inputs.size() == 2) {
+      // A fused Add of a constant vector is the bias.
+      for (int fused : layer.fused) {
+        const GraphOp& add = graph_.ops[fused];
+        if (add.kind != GraphOpKind::kAdd) continue;
+        for (int input : add.inputs) {
+          if (graph_.tensors[input].constant) inputs.push_back(input);
+        }
+      }
+    }
+    return inputs;
+  }
+
+  void PlanMemory() {
+    const int count = static_cast<int>(graph_.tensors.size());
+    std::vector<int> last_read(count, -1);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      for (int t : steps_[s].reads) last_read[t] = static_cast<int>(s);
+    }
+    for (size_t i = 0; i < graph_.inputs.size(); ++i) where_[graph_.inputs[i]] = fmt::format("inputs[{}]", i);
+    for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+      where_[graph_.outputs[i]] = fmt::format("outputs[{}]", i);
+    }
+    WorkspacePlan plan;
+    std::map<int, int64_t> offset;
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      Step& step = steps_[s];
+      for (int t : step.reads) {
+        if (graph_.tensors[t].constant) Weight(t);
+      }
+      const int out = step.writes;
+      if (!where_.count(out)) {
+        offset[out] = plan.Allocate(graph_.tensors[out].Elements());
+        where_[out] = fmt::format("ws + {}", offset[out]);
+      }
+      int64_t scratch = -1;
+      if (step.scratch_floats > 0) {
+        scratch = plan.Allocate(step.scratch_floats);
+        scratch_[static_cast<int>(s)] = fmt::format("ws + {}", scratch);
+      }
+      if (scratch >= 0) plan.Free(scratch, step.scratch_floats);
+      std::set<int> done;
+      for (int t : step.reads) {
+        if (last_read[t] == static_cast<int>(s) && offset.count(t) && done.insert(t).second) {
+          plan.Free(offset[t], graph_.tensors[t].Elements());
+        }
+      }
+      if (last_read[out] < 0 && offset.count(out)) plan.Free(offset[out], graph_.tensors[out].Elements());
+    }
+    for (int output : graph_.outputs) {
+      bool written = false;
+      for (const Step& step : steps_) written = written || step.writes == output;
+      if (!written) {
+        throw Error(fmt::format("compile: output '{}' is not computed by any op (an input or a "
+                                "constant as an output is not supported)",
+                                graph_.tensors[output].name));
+      }
+    }
+    report_.workspace_bytes = plan.size() * static_cast<int64_t>(sizeof(float));
+  }
+
+  // The weight blob's offset of constant tensor `t` (appended on first use).
+  int64_t Weight(int t) {
+    auto it = weight_offset_.find(t);
+    if (it != weight_offset_.end()) return it->second;
+    const int64_t offset = static_cast<int64_t>(weights_.size());
+    const auto& data = graph_.tensors[t].data;
+    weights_.insert(weights_.end(), data.begin(), data.end());
+    weights_.resize(static_cast<size_t>(AlignUp(static_cast<int64_t>(weights_.size()))), 0.0f);
+    weight_offset_[t] = offset;
+    where_[t] = fmt::format("W + {}", offset);
+    report_.weight_bytes = static_cast<int64_t>(weights_.size() * sizeof(float));
+    return offset;
+  }
+
+  void WriteWeights(const fs::path& path) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(weights_.data()),
+              static_cast<std::streamsize>(weights_.size() * sizeof(float)));
+    if (!out) throw Error("compile: cannot write " + path.string());
+  }
+
+  // ---- model.cc
+
+  const std::string& At(int t) const { return where_.at(t); }
+
+  std::string Float(float v) const {
+    if (std::isinf(v)) {
+      return v > 0 ? "std::numeric_limits<float>::infinity()"
+                   : "-std::numeric_limits<float>::infinity()";
+    }
+    return fmt::format("{:.9e}f", v);  // always a valid float literal
+  }
+
+  std::string KernelCall(size_t s) const {
+    const Step& step = steps_[s];
+    const CompiledKernel& kernel = report_.kernels[kernel_of_layer_[step.layer]];
+    const GraphOp& op = graph_.ops[step.op];
+    std::string prelude;
+    std::vector<std::string> inputs;
+    for (int t : step.reads) inputs.push_back(At(t));
+    if (op.kind == GraphOpKind::kBatchMatmul) {
+      // The kernel takes B as [batch, N, K]; ONNX's MatMul has it [batch, K, N].
+      const auto& b = graph_.tensors[op.inputs[1]].shape;
+      int64_t batch = 1;
+      for (size_t d = 0; d + 2 < b.size(); ++d) batch *= b[d];
+      prelude = fmt::format("glimpse_rt::TransposeLast2({}, {}, {}, {}, {}); ", inputs[1],
+                            scratch_.at(static_cast<int>(s)), batch, b[b.size() - 2], b.back());
+      inputs[1] = scratch_.at(static_cast<int>(s));
+    }
+    if (has_prepare_[kernel_of_layer_[step.layer]]) {
+      inputs.push_back(fmt::format("g_prepared[{}]", step.layer));
+    }
+    return fmt::format("{{ {}const float* in[] = {{{}}}; {}(in, {}); }}", prelude,
+                       fmt::join(inputs, ", "), kernel.symbol, At(step.writes));
+  }
+
+  std::string OpCall(const Step& step) const {
+    const GraphOp& op = graph_.ops[step.op];
+    const auto& y = graph_.tensors[op.output];
+    const auto& x = graph_.tensors[op.inputs[0]];
+    const std::string out = At(op.output);
+    switch (op.kind) {
+      case GraphOpKind::kRelu:
+        return fmt::format("glimpse_rt::Relu({}, {}, {});", At(op.inputs[0]), out, y.Elements());
+      case GraphOpKind::kClip:
+        return fmt::format("glimpse_rt::Clip({}, {}, {}, {}, {});", At(op.inputs[0]), out,
+                           y.Elements(), Float(op.clip_min), Float(op.clip_max));
+      case GraphOpKind::kFlatten:
+      case GraphOpKind::kReshape:
+        return fmt::format("glimpse_rt::Copy({}, {}, {});", At(op.inputs[0]), out, y.Elements());
+      case GraphOpKind::kGlobalAveragePool:
+        return fmt::format("glimpse_rt::GlobalAveragePool({}, {}, {}, {});", At(op.inputs[0]), out,
+                           x.shape[0] * x.shape[1], x.shape[2] * x.shape[3]);
+      case GraphOpKind::kMaxPool:
+      case GraphOpKind::kAveragePool:
+        return fmt::format(
+            "glimpse_rt::Pool({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+            At(op.inputs[0]), out, op.kind == GraphOpKind::kMaxPool, x.shape[0] * x.shape[1],
+            x.shape[2], x.shape[3], y.shape[2], y.shape[3], op.kernel[0], op.kernel[1],
+            op.strides[0], op.strides[1], op.pads[0], op.pads[1], op.pads[2], op.pads[3],
+            op.count_include_pad);
+      case GraphOpKind::kAdd: {
+        const auto& a = graph_.tensors[op.inputs[0]];
+        const auto& b = graph_.tensors[op.inputs[1]];
+        if (a.shape == b.shape) {
+          return fmt::format("glimpse_rt::AddSame({}, {}, {}, {});", At(op.inputs[0]),
+                             At(op.inputs[1]), out, y.Elements());
+        }
+        auto strides = [&](const std::vector<int64_t>& s) {
+          std::vector<int64_t> out_strides(y.shape.size(), 0);
+          int64_t stride = 1;
+          for (int d = static_cast<int>(s.size()) - 1; d >= 0; --d) {
+            const size_t at = d + (y.shape.size() - s.size());
+            out_strides[at] = s[d] == 1 ? 0 : stride;
+            stride *= s[d];
+          }
+          return out_strides;
+        };
+        return fmt::format(
+            "{{ static const int64_t d[] = {{{}}}, as[] = {{{}}}, bs[] = {{{}}}; "
+            "glimpse_rt::Add({}, {}, {}, {}, d, as, bs); }}",
+            fmt::join(y.shape, ", "), fmt::join(strides(a.shape), ", "),
+            fmt::join(strides(b.shape), ", "), At(op.inputs[0]), At(op.inputs[1]), out,
+            y.shape.size());
+      }
+      case GraphOpKind::kConcat: {
+        int64_t outer = 1;
+        for (int64_t d = 0; d < op.axis; ++d) outer *= y.shape[d];
+        std::vector<std::string> xs;
+        std::vector<int64_t> blocks;
+        for (int input : op.inputs) {
+          xs.push_back(At(input));
+          blocks.push_back(graph_.tensors[input].Elements() / outer);
+        }
+        return fmt::format(
+            "{{ const float* xs[] = {{{}}}; static const int64_t b[] = {{{}}}; "
+            "glimpse_rt::Concat(xs, b, {}, {}, {}); }}",
+            fmt::join(xs, ", "), fmt::join(blocks, ", "), xs.size(), outer, out);
+      }
+      case GraphOpKind::kSoftmax: {
+        int64_t outer = 1, inner = 1;
+        for (int64_t d = 0; d < op.axis; ++d) outer *= y.shape[d];
+        for (size_t d = op.axis + 1; d < y.shape.size(); ++d) inner *= y.shape[d];
+        return fmt::format("glimpse_rt::Softmax({}, {}, {}, {}, {});", At(op.inputs[0]), out,
+                           outer, y.shape[op.axis], inner);
+      }
+      case GraphOpKind::kConv: {
+        const auto& w = graph_.tensors[op.inputs[1]].shape;
+        return fmt::format(
+            "glimpse_rt::ConvDirect({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+            "{}, {}, {}, {}, {});",
+            At(op.inputs[0]), At(op.inputs[1]), op.inputs.size() == 3 ? At(op.inputs[2]) : "nullptr",
+            out, x.shape[0], x.shape[1], x.shape[2], x.shape[3], w[0], w[2], w[3], y.shape[2],
+            y.shape[3], op.group, op.strides[0], op.strides[1], op.dilations[0], op.dilations[1],
+            op.pads[0], op.pads[1]);
+      }
+      case GraphOpKind::kDense:
+      case GraphOpKind::kBatchMatmul:
+        break;  // always layers
+    }
+    throw Error(fmt::format("compile: op '{}' ({}) has no plain loop", op.name,
+                            GraphOpKindName(op.kind)));
+  }
+
+  std::string ModelSource() const {
+    const std::string& name = report_.name;
+    std::string text = fmt::format(
+        "// model.cc — the model {0}: its steps in graph order over one workspace.\n"
+        "// Generated by glimpse compile from {1}.\n"
+        "#include <cstdint>\n#include <cstdlib>\n#include <limits>\n#include <mutex>\n\n"
+        "#include \"{0}.h\"\n#include \"glimpse_model_ops.h\"\n\n"
+        "extern \"C\" {{\nextern const float {0}_weights[];\n",
+        name, graph_.source.empty() ? graph_.name : graph_.source);
+    for (size_t k = 0; k < report_.kernels.size(); ++k) {
+      const std::string& symbol = report_.kernels[k].symbol;
+      text += fmt::format("void {}(const float* const* inputs, float* output);\n", symbol);
+      if (has_prepare_[k]) {
+        text += fmt::format(
+            "int64_t {0}_prepared_size();\nvoid {0}_prepare(const float* const* inputs, float* "
+            "prepared);\n",
+            symbol);
+      }
+    }
+    text += "}\n\nnamespace {\n\n";
+    text += fmt::format("constexpr size_t kWorkspaceBytes = {};\n", report_.workspace_bytes);
+    auto sizes = [&](const std::vector<int>& tensors) {
+      std::vector<int64_t> out;
+      for (int t : tensors) out.push_back(graph_.tensors[t].Elements());
+      return out;
+    };
+    text += fmt::format("constexpr int kInputs = {}, kOutputs = {};\n", graph_.inputs.size(),
+                        graph_.outputs.size());
+    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n", fmt::join(sizes(graph_.inputs), ", "));
+    text += fmt::format("constexpr size_t kOutputSizes[] = {{{}}};\n",
+                        fmt::join(sizes(graph_.outputs), ", "));
+    text += fmt::format("float* g_prepared[{}] = {{}};\nstd::once_flag g_prepare_once;\n\n",
+                        std::max<size_t>(1, layers_.size()));
+    text += "// Packs the weights of the kernels that want them, once.\nvoid Prepare() {\n";
+    text += fmt::format("  const float* W = {}_weights;\n  (void)W;\n", name);
+    for (const Step& step : steps_) {
+      if (step.layer < 0 || !has_prepare_[kernel_of_layer_[step.layer]]) continue;
+      const std::string& symbol = report_.kernels[kernel_of_layer_[step.layer]].symbol;
+      std::vector<std::string> inputs;
+      for (int t : step.reads) inputs.push_back(graph_.tensors[t].constant ? At(t) : "nullptr");
+      text += fmt::format(
+          "  {{ const float* in[] = {{{0}}}; const size_t bytes = (size_t({1}_prepared_size()) * "
+          "sizeof(float) + 63) / 64 * 64;\n    g_prepared[{2}] = static_cast<float*>(std::aligned_alloc("
+          "64, bytes > 0 ? bytes : 64)); {1}_prepare(in, g_prepared[{2}]); }}\n",
+          fmt::join(inputs, ", "), symbol, step.layer);
+    }
+    text += "}\n\n}  // namespace\n\n";
+    text += fmt::format(
+        "extern \"C\" size_t {0}_workspace_size(void) {{ return kWorkspaceBytes; }}\n"
+        "extern \"C\" int {0}_num_inputs(void) {{ return kInputs; }}\n"
+        "extern \"C\" int {0}_num_outputs(void) {{ return kOutputs; }}\n"
+        "extern \"C\" size_t {0}_input_size(int i) {{ return i >= 0 && i < kInputs ? "
+        "kInputSizes[i] : 0; }}\n"
+        "extern \"C\" size_t {0}_output_size(int i) {{ return i >= 0 && i < kOutputs ? "
+        "kOutputSizes[i] : 0; }}\n\n"
+        "extern \"C\" int {0}_run(const float* const* inputs, float* const* outputs, void* "
+        "workspace) {{\n"
+        "  if (!inputs || !outputs || (kWorkspaceBytes > 0 && !workspace) ||\n"
+        "      reinterpret_cast<uintptr_t>(workspace) % 64 != 0) {{\n    return 1;\n  }}\n"
+        "  std::call_once(g_prepare_once, Prepare);\n"
+        "  float* ws = static_cast<float*>(workspace);\n  (void)ws;\n"
+        "  const float* W = {0}_weights;\n  (void)W;\n",
+        name);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      const Step& step = steps_[s];
+      const GraphOp& op = graph_.ops[step.op];
+      if (step.layer >= 0) {
+        const CompiledKernel& kernel = report_.kernels[kernel_of_layer_[step.layer]];
+        text += fmt::format("  // {}: {} ({})\n  {}\n", op.name, kernel.op_text, kernel.origin,
+                            KernelCall(s));
+      } else {
+        text += fmt::format("  // {}: {} {}\n  {}\n", op.name, GraphOpKindName(op.kind),
+                            Dims(graph_.tensors[op.output].shape), OpCall(step));
+      }
+    }
+    text += "  return 0;\n}\n";
+    return text;
+  }
+
+  std::vector<compile::TensorSignature> Signatures(const std::vector<int>& tensors) const {
+    std::vector<compile::TensorSignature> out;
+    for (int t : tensors) out.push_back({graph_.tensors[t].name, graph_.tensors[t].shape});
+    return out;
+  }
+
+  // The tuner's flags, less what CMake's targets say themselves (shared, PIC, OpenMP).
+  static std::vector<std::string> KernelFlags() {
+    std::vector<std::string> flags;
+    for (const std::string& flag : DefaultCpuCompilerFlags()) {
+      if (flag == "-shared" || flag == "-fPIC" || flag == "-fopenmp" || flag.rfind("-std=", 0) == 0) {
+        continue;
+      }
+      flags.push_back(flag);
+    }
+    return flags;
+  }
+
+  Json Manifest() const {
+    Json kernels = Json::array();
+    for (const CompiledKernel& k : report_.kernels) {
+      kernels.push_back({{"symbol", k.symbol},
+                         {"op", k.op_text},
+                         {"workload_key", k.workload_key},
+                         {"config", k.config},
+                         {"origin", k.origin},
+                         {"best_time_s", k.best_time_s},
+                         {"layers", k.layer_names}});
+    }
+    auto tensors = [&](const std::vector<int>& list) {
+      Json out = Json::array();
+      for (int t : list) {
+        out.push_back({{"name", graph_.tensors[t].name}, {"shape", graph_.tensors[t].shape}});
+      }
+      return out;
+    };
+    return {{"format", "glimpse-compile"},
+            {"version", 1},
+            {"name", report_.name},
+            {"source", options_.source},
+            {"graph", graph_.source},
+            {"target", "cpu"},
+            {"device", options_.device.empty() ? CpuDeviceName() : options_.device},
+            {"template_version", kCpuTemplateVersion},
+            {"kernel_flags", KernelFlags()},
+            {"inputs", tensors(graph_.inputs)},
+            {"outputs", tensors(graph_.outputs)},
+            {"kernels", kernels},
+            {"steps", steps_.size()},
+            {"weight_bytes", report_.weight_bytes},
+            {"workspace_bytes", report_.workspace_bytes},
+            {"estimated_kernels_s", report_.estimated_kernels_s},
+            {"estimate_complete", report_.estimate_complete},
+            {"warnings", report_.warnings}};
+  }
+
+  const ModelGraph& graph_;
+  const CompileModelOptions& options_;
+  CompileModelReport report_;
+  std::vector<GraphLayer> layers_;
+  std::vector<int> kernel_of_layer_;
+  std::vector<bool> has_prepare_;  // per kernel
+  std::string kernel_sources_;
+  std::vector<Step> steps_;
+  std::map<int, std::string> where_;    // tensor → pointer expression
+  std::map<int, std::string> scratch_;  // step → its scratch pointer
+  std::map<int, int64_t> weight_offset_;
+  std::vector<float> weights_;
+};
+
+}  // namespace
+
+std::string LibraryIdentifier(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  }
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "m_" + out;
+  return out;
+}
+
+Json DefaultCpuConfig(const Operator& op, int candidates, uint64_t seed) {
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(seed);
+  std::optional<MachineProfile> profile;
+  try {
+    profile = LoadMachineProfile(DefaultMachineProfilePath());
+  } catch (const Error&) {
+    // No profile: the first valid configuration sampled.
+  }
+  std::optional<Config> best;
+  double best_time = 0.0;
+  for (int i = 0; i < candidates; ++i) {
+    std::optional<Config> config = space.SampleValid(rng);
+    if (!config) break;
+    if (!profile) {
+      best = config;
+      break;
+    }
+    try {
+      const double time = EstimateRoofline(MakeCpuNest(op, space, *config), *profile).time_s;
+      if (!best || time < best_time) {
+        best = config;
+        best_time = time;
+      }
+    } catch (const Error&) {
+      continue;  // a configuration that does not instantiate
+    }
+  }
+  if (!best) throw Error("compile: no valid configuration of " + OperatorToString(op));
+  return space.ConfigToJson(*best);
+}
+
+CompileModelReport CompileModel(const ModelGraph& graph, const CompileModelOptions& options) {
+  return Compiler(graph, options).Run();
+}
+
+}  // namespace glimpse

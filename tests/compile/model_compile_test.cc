@@ -1,0 +1,194 @@
+// `CompileModel` end to end on the ONNX test models (tests/data/onnx): each artifact is built with
+// its own CMake project and its harness's output equals ONNX Runtime's recorded output; the
+// database's best configuration is what gets compiled; the workspace reuses dead tensors; and a
+// user's C program (docs/examples/classify) builds against an artifact and runs it.
+#include "glimpse/model_compile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/json.h"
+#include "glimpse/onnx_import.h"
+#include "glimpse/random.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+namespace fs = std::filesystem;
+
+Json Expected(const std::string& name) {
+  std::ifstream in(testing::TestDataPath("onnx/" + name + ".expected.json"));
+  return Json::parse(in);
+}
+
+ModelGraph Import(const std::string& name) {
+  OnnxImportOptions options;
+  const Json expected = Expected(name);  // alive through the loop
+  for (const auto& [input, value] : expected["inputs"].items()) {
+    options.input_shapes[input] = value["shape"].get<std::vector<int64_t>>();
+  }
+  return ImportOnnx(testing::TestDataPath("onnx/" + name + ".onnx"), options);
+}
+
+int Shell(const std::string& command) { return std::system((command + " > /dev/null 2>&1").c_str()); }
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Builds the artifact in `dir` with CMake; returns the harness's path.
+std::string Build(const fs::path& dir, const std::string& name) {
+  const fs::path build = dir / "build";
+  EXPECT_EQ(Shell("cmake -S " + dir.string() + " -B " + build.string() +
+                  " -DCMAKE_BUILD_TYPE=Release && cmake --build " + build.string() + " -j 2"),
+            0)
+      << "the artifact in " << dir << " does not build";
+  return (build / (name + "_run")).string();
+}
+
+void WriteFloats(const fs::path& path, const std::vector<float>& data) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+}
+
+std::vector<float> ReadFloats(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<float> data;
+  float v;
+  while (in.read(reinterpret_cast<char*>(&v), sizeof v)) data.push_back(v);
+  return data;
+}
+
+// Compiles `name` without a database, builds it, runs the harness on the recorded inputs and
+// compares every output with ONNX Runtime's.
+void ExpectCompiledMatchesOnnxRuntime(const std::string& name) {
+  const ModelGraph graph = Import(name);
+  const Json expected = Expected(name);
+  const fs::path dir = testing::MakeTempDir("glimpse_compile_" + name);
+  CompileModelOptions options;
+  options.out_dir = dir.string();
+  const CompileModelReport report = CompileModel(graph, options);
+  EXPECT_EQ(report.name, name);
+  for (const CompiledKernel& kernel : report.kernels) EXPECT_EQ(kernel.origin, "default");
+  EXPECT_EQ(report.estimate_complete, report.kernels.empty());  // defaults have no time
+  const std::string harness = Build(dir, name);
+  std::string args = " --min-repeats 1 --min-time 0 --warmup 0 --flush-bytes 0";
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const std::string input = graph.tensors[graph.inputs[i]].name;
+    const fs::path path = dir / ("in" + std::to_string(i) + ".bin");
+    WriteFloats(path, expected["inputs"][input]["data"].get<std::vector<float>>());
+    args += " --input " + path.string();
+  }
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    args += " --output " + (dir / ("out" + std::to_string(o) + ".bin")).string();
+  }
+  ASSERT_EQ(Shell(harness + args), 0) << harness << args;
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    const auto want = expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"]
+                          .get<std::vector<float>>();
+    const auto got = ReadFloats(dir / ("out" + std::to_string(o) + ".bin"));
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
+    }
+  }
+}
+
+TEST(CompileModel, ResidualBlockMatchesOnnxRuntime) {
+  ExpectCompiledMatchesOnnxRuntime("residual_block");
+}
+
+TEST(CompileModel, MobileBlocksAndBatchedProductMatchOnnxRuntime) {
+  for (const char* name : {"mobile_block_opset9", "mobile_block_opset13", "batched_product"}) {
+    ExpectCompiledMatchesOnnxRuntime(name);
+  }
+}
+
+// Convolutions no template describes run as the plain direct convolution.
+TEST(CompileModel, UntunableConvolutionsRunAsPlainLoops) {
+  for (const char* name : {"grouped_conv", "same_upper"}) ExpectCompiledMatchesOnnxRuntime(name);
+}
+
+TEST(CompileModel, TakesTheDatabasesBestAndReusesTheWorkspace) {
+  const ModelGraph graph = Import("residual_block");
+  const std::vector<GraphLayer> layers = GraphLayers(graph);
+  const Task task = MakeCpuTask(layers[0].layer.op);
+  // Two records of conv1's task: the faster one is compiled.
+  const fs::path dir = testing::MakeTempDir("glimpse_compile_db");
+  Database database((dir / "tune.db").string(), /*create=*/true);
+  database.PutWorkload({task.WorkloadKey(), task.name, task.description, task.space.ToJson()});
+  Rng rng(3);
+  std::vector<TuningRecord> records;
+  for (double time : {2e-3, 1e-3}) {
+    TuningRecord record;
+    record.workload_key = task.WorkloadKey();
+    record.device = CpuDeviceName();
+    const Config config = *task.space.SampleValid(rng);
+    record.config = task.space.ConfigToJson(config);
+    record.config_hash = HashToHex(task.space.Hash(config));
+    record.status = MeasureStatus::kOk;
+    record.time_s = time;
+    record.samples_s = {time};
+    record.strategy = "test";
+    records.push_back(record);
+  }
+  database.CommitBatch(records);
+  CompileModelOptions options;
+  options.out_dir = (dir / "artifact").string();
+  options.database = &database;
+  const CompileModelReport report = CompileModel(graph, options);
+  ASSERT_EQ(report.kernels.size(), 4u);
+  EXPECT_EQ(report.kernels[0].origin, "tuned");
+  EXPECT_EQ(report.kernels[0].config, records[1].config);
+  EXPECT_DOUBLE_EQ(report.kernels[0].best_time_s, 1e-3);
+  EXPECT_EQ(report.kernels[1].origin, "default");
+  EXPECT_EQ(report.warnings.size(), 3u);  // the three tasks without records
+  EXPECT_NE(report.warnings[0].find("glimpse tune --target cpu --op"), std::string::npos);
+  // Intermediates: 1152 floats each of conv1, conv2, proj, the sum and its ReLU alone.
+  EXPECT_LT(report.workspace_bytes, int64_t{4} * 1152 * 4);
+  const Json manifest = Json::parse(ReadText(dir / "artifact" / "glimpse-compile.json"));
+  EXPECT_EQ(manifest["kernels"][0]["origin"], "tuned");
+  EXPECT_EQ(manifest["kernels"][0]["layers"], Json({"conv1"}));
+}
+
+// docs/examples/classify: a C program built by its own CMake project against the artifact.
+TEST(CompileModel, AUsersCProgramLinksTheLibrary) {
+  const ModelGraph graph = Import("residual_block");
+  const fs::path dir = testing::MakeTempDir("glimpse_compile_user");
+  CompileModelOptions options;
+  options.out_dir = (dir / "residual_block").string();
+  CompileModel(graph, options);
+  const fs::path example = fs::path(GLIMPSE_SOURCE_DIR) / "docs/examples/classify";
+  ASSERT_EQ(Shell("cmake -S " + example.string() + " -B " + (dir / "build").string() +
+                  " -DMODEL_DIR=" + options.out_dir + " && cmake --build " +
+                  (dir / "build").string() + " -j 2"),
+            0);
+  const Json expected = Expected("residual_block");
+  WriteFloats(dir / "input.bin", expected["inputs"]["input"]["data"].get<std::vector<float>>());
+  const fs::path printed = dir / "printed.txt";
+  ASSERT_EQ(std::system(((dir / "build" / "classify").string() + " " + (dir / "input.bin").string() +
+                         " > " + printed.string())
+                            .c_str()),
+            0);
+  std::istringstream lines(ReadText(printed));
+  const auto want = expected["outputs"]["probabilities"]["data"].get<std::vector<float>>();
+  for (float w : want) {
+    float got = 0;
+    ASSERT_TRUE(lines >> got);
+    EXPECT_NEAR(got, w, 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace glimpse
