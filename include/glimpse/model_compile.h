@@ -1,7 +1,8 @@
 // glimpse/model_compile.h — a model graph (glimpse/model_graph.h) compiled into a self-contained
 // C++ library for this CPU (`glimpse compile`, docs/compile.md): every tunable layer as the
 // generated kernel of its task's best configuration in the tuning database (a task without
-// records gets a default configuration and a warning), the other ops as plain loops, the weights
+// records gets the best of its sibling with the other ReLU epilogue, or else the roofline's
+// default configuration, with a warning), the other ops as plain loops, the weights
 // embedded, one C entry point, and a CMake project that builds lib<name>.a and lib<name>.so and a
 // harness that runs and times the model (<name>_run).
 //
@@ -11,7 +12,8 @@
 //   CompileModelReport report = CompileModel(graph, options);
 //
 // The artifact (nothing of glimpse at run time; OpenMP and a C++17 compiler to build it):
-//   <name>.h             the C API: <name>_run(inputs, outputs, workspace), <name>_workspace_size(),
+//   <name>.h             the C API: <name>_run(inputs, outputs, workspace),
+//   <name>_workspace_size(),
 //                        input/output counts and sizes
 //   model.cc             the model: its steps in graph order over a planned workspace
 //   kernels.cc           the generated kernels, one per distinct operator
@@ -36,11 +38,11 @@
 namespace glimpse {
 
 struct CompileModelOptions {
-  std::string out_dir;               // created; files in it are overwritten
-  std::string name;                  // the library's C identifier; empty: from graph.name
+  std::string out_dir;                 // created; files in it are overwritten
+  std::string name;                    // the library's C identifier; empty: from graph.name
   const Database* database = nullptr;  // best configurations; null: defaults for every task
-  std::string device;                // whose records count; empty: CpuDeviceName()
-  std::ostream* log = nullptr;       // warnings (a task without records) as they happen
+  std::string device;                  // whose records count; empty: CpuDeviceName()
+  std::ostream* log = nullptr;         // warnings (a task without records) as they happen
   // Where the model came from, for the manifest (`glimpse run` rebuilds the reference from it):
   // {"model": "resnet18" or "x.onnx", "input_shapes": {...}}.
   Json source = Json::object();
@@ -51,9 +53,11 @@ struct CompiledKernel {
   std::string op_text;
   std::string workload_key;
   std::string symbol;
-  Json config;              // by knob name
-  std::string origin;       // "tuned" (the database's best) or "default"
-  double best_time_s = 0.0;  // the record's time; 0 for a default
+  Json config;  // by knob name
+  // "tuned" (the database's best), "sibling" (the best of the same shape with the other ReLU
+  // epilogue, with a warning) or "default" (the roofline's pick, with a warning)
+  std::string origin;
+  double best_time_s = 0.0;  // the record's time (a sibling's: its own); 0 for a default
   int64_t layers = 0;        // layers computing it
   std::vector<std::string> layer_names;
 };

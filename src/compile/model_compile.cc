@@ -19,6 +19,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <variant>
 
 #include "compile/artifact_text.h"
 #include "glimpse/cpu.h"
@@ -34,7 +35,9 @@ namespace {
 
 constexpr int64_t kAlignFloats = 16;  // 64 bytes
 
-int64_t AlignUp(int64_t floats) { return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
+int64_t AlignUp(int64_t floats) {
+  return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+}
 
 std::string Dims(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ","));
@@ -119,9 +122,10 @@ class Compiler {
     WriteText(dir / "model.cc", ModelSource());
     WriteText(dir / "kernels.cc", kernel_sources_);
     WriteText(dir / "glimpse_model_ops.h", compile::RuntimeOpsHeader());
-    WriteText(dir / (report_.name + ".h"),
-              compile::CHeaderText(report_.name, graph_.source.empty() ? graph_.name : graph_.source,
-                                   Signatures(graph_.inputs), Signatures(graph_.outputs)));
+    WriteText(
+        dir / (report_.name + ".h"),
+        compile::CHeaderText(report_.name, graph_.source.empty() ? graph_.name : graph_.source,
+                             Signatures(graph_.inputs), Signatures(graph_.outputs)));
     WriteText(dir / "harness.cc", compile::HarnessText(report_.name));
     WriteText(dir / "weights.cc", compile::WeightsSourceText(report_.name));
     WriteText(dir / "CMakeLists.txt", compile::CMakeListsText(report_.name, KernelFlags()));
@@ -163,24 +167,36 @@ class Compiler {
       kernel.layer_names = {layer.layer.name};
       std::vector<TuningRecord> best;
       if (options_.database) best = options_.database->Best(kernel.workload_key, device, 1);
+      std::optional<TuningRecord> sibling;
+      std::string sibling_op;
+      if (best.empty() && options_.database)
+        sibling = SiblingBest(layer.layer.op, task, device, &sibling_op);
       if (!best.empty() && best.front().status == MeasureStatus::kOk) {
         kernel.config = best.front().config;
         kernel.origin = "tuned";
         kernel.best_time_s = best.front().time_s;
+      } else if (sibling) {
+        kernel.config = sibling->config;
+        kernel.origin = "sibling";
+        kernel.best_time_s = sibling->time_s;
+        Warn(
+            fmt::format("{} (layer {}): no tuning record on {}; using the best configuration of "
+                        "{} (the same shape with the other ReLU epilogue, {:.4g} ms)",
+                        text, layer.layer.name, device, sibling_op, sibling->time_s * 1e3));
       } else {
         kernel.config = DefaultCpuConfig(layer.layer.op);
         kernel.origin = "default";
-        Warn(fmt::format("{} (layer {}): no tuning record on {}{}; using the roofline's default "
-                         "configuration (tune it: glimpse tune --target cpu --op '{}')",
-                         text, layer.layer.name, device,
-                         options_.database ? "" : " (no database given)", text));
+        Warn(fmt::format(
+            "{} (layer {}): no tuning record on {}{}; using the roofline's default "
+            "configuration (tune it: glimpse tune --target cpu --op '{}')",
+            text, layer.layer.name, device, options_.database ? "" : " (no database given)", text));
       }
       const std::string source =
           GenerateCpuKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
-      kernel_sources_ += fmt::format("// {}: {} ({}{})\n", kernel.symbol, text, kernel.origin,
-                                     kernel.origin == "tuned"
-                                         ? fmt::format(", {:.4g} ms measured", kernel.best_time_s * 1e3)
-                                         : "");
+      kernel_sources_ += fmt::format(
+          "// {}: {} ({}{})\n", kernel.symbol, text, kernel.origin,
+          kernel.origin == "tuned" ? fmt::format(", {:.4g} ms measured", kernel.best_time_s * 1e3)
+                                   : "");
       kernel_sources_ += source + "\n";
       has_prepare_.push_back(source.find(kernel.symbol + "_prepared_size") != std::string::npos);
       report_.kernels.push_back(std::move(kernel));
@@ -190,9 +206,28 @@ class Compiler {
       if (kernel.origin == "tuned") {
         report_.estimated_kernels_s += kernel.best_time_s;
       } else {
-        report_.estimate_complete = false;
+        report_.estimate_complete = false;  // a sibling's time is another program's
       }
     }
+  }
+
+  // The best ok record of the same shape with the ReLU epilogue flipped (a fused ReLU changes
+  // the task, not the space's knobs), when its configuration is valid here.
+  std::optional<TuningRecord> SiblingBest(const Operator& op, const Task& task,
+                                          const std::string& device,
+                                          std::string* sibling_op) const {
+    Operator flipped = op;
+    std::visit([](auto& shape) { shape.relu = !shape.relu; }, flipped);
+    const Task other = MakeCpuTask(flipped);
+    const std::vector<TuningRecord> best = options_.database->Best(other.WorkloadKey(), device, 1);
+    if (best.empty() || best.front().status != MeasureStatus::kOk) return std::nullopt;
+    try {
+      if (!task.space.IsValid(task.space.ConfigFromJson(best.front().config))) return std::nullopt;
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    *sibling_op = OperatorToString(flipped);
+    return best.front();
   }
 
   // ---- Steps and memory
@@ -249,7 +284,8 @@ class Compiler {
     for (size_t s = 0; s < steps_.size(); ++s) {
       for (int t : steps_[s].reads) last_read[t] = static_cast<int>(s);
     }
-    for (size_t i = 0; i < graph_.inputs.size(); ++i) where_[graph_.inputs[i]] = fmt::format("inputs[{}]", i);
+    for (size_t i = 0; i < graph_.inputs.size(); ++i)
+      where_[graph_.inputs[i]] = fmt::format("inputs[{}]", i);
     for (size_t i = 0; i < graph_.outputs.size(); ++i) {
       where_[graph_.outputs[i]] = fmt::format("outputs[{}]", i);
     }
@@ -277,15 +313,17 @@ class Compiler {
           plan.Free(offset[t], graph_.tensors[t].Elements());
         }
       }
-      if (last_read[out] < 0 && offset.count(out)) plan.Free(offset[out], graph_.tensors[out].Elements());
+      if (last_read[out] < 0 && offset.count(out))
+        plan.Free(offset[out], graph_.tensors[out].Elements());
     }
     for (int output : graph_.outputs) {
       bool written = false;
       for (const Step& step : steps_) written = written || step.writes == output;
       if (!written) {
-        throw Error(fmt::format("compile: output '{}' is not computed by any op (an input or a "
-                                "constant as an output is not supported)",
-                                graph_.tensors[output].name));
+        throw Error(
+            fmt::format("compile: output '{}' is not computed by any op (an input or a "
+                        "constant as an output is not supported)",
+                        graph_.tensors[output].name));
       }
     }
     report_.workspace_bytes = plan.size() * static_cast<int64_t>(sizeof(float));
@@ -414,25 +452,25 @@ class Compiler {
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < op.axis; ++d) outer *= y.shape[d];
         for (size_t d = op.axis + 1; d < y.shape.size(); ++d) inner *= y.shape[d];
-        return fmt::format("glimpse_rt::Softmax({}, {}, {}, {}, {});", At(op.inputs[0]), out,
-                           outer, y.shape[op.axis], inner);
+        return fmt::format("glimpse_rt::Softmax({}, {}, {}, {}, {});", At(op.inputs[0]), out, outer,
+                           y.shape[op.axis], inner);
       }
       case GraphOpKind::kConv: {
         const auto& w = graph_.tensors[op.inputs[1]].shape;
         return fmt::format(
             "glimpse_rt::ConvDirect({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
             "{}, {}, {}, {}, {});",
-            At(op.inputs[0]), At(op.inputs[1]), op.inputs.size() == 3 ? At(op.inputs[2]) : "nullptr",
-            out, x.shape[0], x.shape[1], x.shape[2], x.shape[3], w[0], w[2], w[3], y.shape[2],
-            y.shape[3], op.group, op.strides[0], op.strides[1], op.dilations[0], op.dilations[1],
-            op.pads[0], op.pads[1]);
+            At(op.inputs[0]), At(op.inputs[1]),
+            op.inputs.size() == 3 ? At(op.inputs[2]) : "nullptr", out, x.shape[0], x.shape[1],
+            x.shape[2], x.shape[3], w[0], w[2], w[3], y.shape[2], y.shape[3], op.group,
+            op.strides[0], op.strides[1], op.dilations[0], op.dilations[1], op.pads[0], op.pads[1]);
       }
       case GraphOpKind::kDense:
       case GraphOpKind::kBatchMatmul:
         break;  // always layers
     }
-    throw Error(fmt::format("compile: op '{}' ({}) has no plain loop", op.name,
-                            GraphOpKindName(op.kind)));
+    throw Error(
+        fmt::format("compile: op '{}' ({}) has no plain loop", op.name, GraphOpKindName(op.kind)));
   }
 
   std::string ModelSource() const {
@@ -463,7 +501,8 @@ class Compiler {
     };
     text += fmt::format("constexpr int kInputs = {}, kOutputs = {};\n", graph_.inputs.size(),
                         graph_.outputs.size());
-    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n", fmt::join(sizes(graph_.inputs), ", "));
+    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n",
+                        fmt::join(sizes(graph_.inputs), ", "));
     text += fmt::format("constexpr size_t kOutputSizes[] = {{{}}};\n",
                         fmt::join(sizes(graph_.outputs), ", "));
     text += fmt::format("float* g_prepared[{}] = {{}};\nstd::once_flag g_prepare_once;\n\n",
@@ -477,7 +516,8 @@ class Compiler {
       for (int t : step.reads) inputs.push_back(graph_.tensors[t].constant ? At(t) : "nullptr");
       text += fmt::format(
           "  {{ const float* in[] = {{{0}}}; const size_t bytes = (size_t({1}_prepared_size()) * "
-          "sizeof(float) + 63) / 64 * 64;\n    g_prepared[{2}] = static_cast<float*>(std::aligned_alloc("
+          "sizeof(float) + 63) / 64 * 64;\n    g_prepared[{2}] = "
+          "static_cast<float*>(std::aligned_alloc("
           "64, bytes > 0 ? bytes : 64)); {1}_prepare(in, g_prepared[{2}]); }}\n",
           fmt::join(inputs, ", "), symbol, step.layer);
     }
@@ -524,7 +564,8 @@ class Compiler {
   static std::vector<std::string> KernelFlags() {
     std::vector<std::string> flags;
     for (const std::string& flag : DefaultCpuCompilerFlags()) {
-      if (flag == "-shared" || flag == "-fPIC" || flag == "-fopenmp" || flag.rfind("-std=", 0) == 0) {
+      if (flag == "-shared" || flag == "-fPIC" || flag == "-fopenmp" ||
+          flag.rfind("-std=", 0) == 0) {
         continue;
       }
       flags.push_back(flag);

@@ -38,7 +38,9 @@ ModelGraph Import(const std::string& name) {
   return ImportOnnx(testing::TestDataPath("onnx/" + name + ".onnx"), options);
 }
 
-int Shell(const std::string& command) { return std::system((command + " > /dev/null 2>&1").c_str()); }
+int Shell(const std::string& command) {
+  return std::system((command + " > /dev/null 2>&1").c_str());
+}
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path);
@@ -95,8 +97,8 @@ void ExpectCompiledMatchesOnnxRuntime(const std::string& name) {
   }
   ASSERT_EQ(Shell(harness + args), 0) << harness << args;
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
-    const auto want = expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"]
-                          .get<std::vector<float>>();
+    const auto want =
+        expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
     const auto got = ReadFloats(dir / ("out" + std::to_string(o) + ".bin"));
     ASSERT_EQ(got.size(), want.size()) << name;
     for (size_t i = 0; i < want.size(); ++i) {
@@ -143,6 +145,18 @@ TEST(CompileModel, TakesTheDatabasesBestAndReusesTheWorkspace) {
     record.strategy = "test";
     records.push_back(record);
   }
+  // conv2 (relu=0) has no record; its sibling with a fused ReLU has one.
+  Operator sibling_op = layers[1].layer.op;
+  std::get<Conv2dShape>(sibling_op).relu = true;
+  const Task sibling = MakeCpuTask(sibling_op);
+  database.PutWorkload(
+      {sibling.WorkloadKey(), sibling.name, sibling.description, sibling.space.ToJson()});
+  TuningRecord sibling_record = records[0];
+  sibling_record.workload_key = sibling.WorkloadKey();
+  const Config sibling_config = *sibling.space.SampleValid(rng);
+  sibling_record.config = sibling.space.ConfigToJson(sibling_config);
+  sibling_record.config_hash = HashToHex(sibling.space.Hash(sibling_config));
+  records.push_back(sibling_record);
   database.CommitBatch(records);
   CompileModelOptions options;
   options.out_dir = (dir / "artifact").string();
@@ -152,9 +166,13 @@ TEST(CompileModel, TakesTheDatabasesBestAndReusesTheWorkspace) {
   EXPECT_EQ(report.kernels[0].origin, "tuned");
   EXPECT_EQ(report.kernels[0].config, records[1].config);
   EXPECT_DOUBLE_EQ(report.kernels[0].best_time_s, 1e-3);
-  EXPECT_EQ(report.kernels[1].origin, "default");
-  EXPECT_EQ(report.warnings.size(), 3u);  // the three tasks without records
-  EXPECT_NE(report.warnings[0].find("glimpse tune --target cpu --op"), std::string::npos);
+  EXPECT_EQ(report.kernels[1].origin, "sibling");
+  EXPECT_EQ(report.kernels[1].config, sibling_record.config);
+  EXPECT_EQ(report.kernels[2].origin, "default");
+  EXPECT_FALSE(report.estimate_complete);
+  EXPECT_EQ(report.warnings.size(), 3u);  // the three tasks without records of their own
+  EXPECT_NE(report.warnings[0].find("the other ReLU epilogue"), std::string::npos);
+  EXPECT_NE(report.warnings[1].find("glimpse tune --target cpu --op"), std::string::npos);
   // Intermediates: 1152 floats each of conv1, conv2, proj, the sum and its ReLU alone.
   EXPECT_LT(report.workspace_bytes, int64_t{4} * 1152 * 4);
   const Json manifest = Json::parse(ReadText(dir / "artifact" / "glimpse-compile.json"));
@@ -177,8 +195,8 @@ TEST(CompileModel, AUsersCProgramLinksTheLibrary) {
   const Json expected = Expected("residual_block");
   WriteFloats(dir / "input.bin", expected["inputs"]["input"]["data"].get<std::vector<float>>());
   const fs::path printed = dir / "printed.txt";
-  ASSERT_EQ(std::system(((dir / "build" / "classify").string() + " " + (dir / "input.bin").string() +
-                         " > " + printed.string())
+  ASSERT_EQ(std::system(((dir / "build" / "classify").string() + " " +
+                         (dir / "input.bin").string() + " > " + printed.string())
                             .c_str()),
             0);
   std::istringstream lines(ReadText(printed));
