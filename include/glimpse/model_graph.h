@@ -111,6 +111,17 @@ std::vector<GraphLayer> GraphLayers(const ModelGraph& graph,
                                     std::vector<std::string>* untunable = nullptr);
 std::vector<ModelLayer> ModelLayers(const std::vector<GraphLayer>& layers);
 
+// ---- The zoo's CNNs as graphs (src/graph/zoo_graphs.cc)
+//
+// resnet18, resnet50, vgg16, alexnet and mobilenet_v2 as the ops torchvision's ONNX export has
+// (batch norm folded into the convolutions' biases, ReLU/ReLU6, residual Adds, pooling, flatten,
+// the classifier), with the zoo's shapes and layer names (glimpse/model_zoo.h) and seeded random
+// weights (He-uniform initialisation). Their GraphLayers are the zoo's layers with the ReLUs fused.
+// bert_base_layer has no graph (it lists matrix products only): Error.
+bool HasZooGraph(const std::string& canonical_name);
+// `weights` false: every constant zero (the graph for its shapes and layers, made quickly).
+ModelGraph ZooGraph(const std::string& name, uint64_t seed = 0, bool weights = true);
+
 // ---- The reference interpreter
 //
 // Runs `graph` with plain loops in double precision, one op after the other: what a compiled

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "glimpse/error.h"
@@ -177,6 +178,51 @@ TEST(ModelGraph, ReferenceBroadcastConcatAndSoftmax) {
     EXPECT_NEAR(total, 1.0, 1e-6);
     EXPECT_LT(out[1][3 * row], out[1][3 * row + 2]);  // a rising row stays rising
   }
+}
+
+}  // namespace
+}  // namespace glimpse
+
+namespace glimpse {
+namespace {
+
+// The zoo's CNNs as graphs: their tunable layers are the zoo's layers, in order and by name, with
+// the ReLUs that only a layer feeds fused.
+TEST(ZooGraph, LayersAreTheZoosWithReluFused) {
+  for (const std::string& name : ZooModelNames()) {
+    if (!HasZooGraph(name)) {
+      EXPECT_THROW(ZooGraph(name), Error) << name;
+      continue;
+    }
+    const ModelGraph graph = ZooGraph(name);
+    ValidateModelGraph(graph);
+    const std::vector<GraphLayer> layers = GraphLayers(graph);
+    const std::vector<ModelLayer> zoo = ZooModel(name);
+    ASSERT_EQ(layers.size(), zoo.size()) << name;
+    int fused = 0;
+    for (size_t i = 0; i < zoo.size(); ++i) {
+      EXPECT_EQ(layers[i].layer.name, zoo[i].name) << name;
+      Operator unfused = layers[i].layer.op;
+      std::visit(
+          [&](auto& shape) {
+            fused += shape.relu;
+            shape.relu = false;
+          },
+          unfused);
+      EXPECT_EQ(OperatorToString(unfused), OperatorToString(zoo[i].op)) << name << " " << i;
+    }
+    // ResNet-18: the stem and each block's first conv; VGG-16: 13 convs and 2 dense layers;
+    // MobileNet-v2's ReLU6 is a Clip, not fused.
+    const std::map<std::string, int> expected_fused = {
+        {"resnet18", 9}, {"vgg16", 15}, {"mobilenet_v2", 0}};
+    if (expected_fused.count(name)) {
+      EXPECT_EQ(fused, expected_fused.at(name)) << name;
+    }
+    EXPECT_EQ(graph.tensors[graph.outputs[0]].shape, (std::vector<int64_t>{1, 1000})) << name;
+  }
+  // Seeded: the same seed gives the same weights.
+  EXPECT_EQ(ZooGraph("alexnet", 3).tensors[1].data, ZooGraph("alexnet", 3).tensors[1].data);
+  EXPECT_NE(ZooGraph("alexnet", 3).tensors[1].data, ZooGraph("alexnet", 4).tensors[1].data);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "commands.h"
+#include "compile_run.h"
 #include "format.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
@@ -46,41 +47,52 @@ Json InputShapesJson(const std::vector<std::string>& input_shapes) {
 }
 
 void RunCompile(const CompileFlags& flags) {
-  LoadedModel model = LoadModel(flags.model, flags.input_shapes, "");
+  LoadedModel model = LoadModel(flags.model, flags.input_shapes, "", /*weights=*/true);
   if (!model.graph) {
     throw Error("compile: '" + flags.model +
-                "' is a zoo model, which lists its tunable layers only; compile an ONNX file "
-                "(FILE.onnx) of it");
+                "' lists its matrix products only (no graph to run); compile a CNN of the zoo "
+                "or an ONNX file (FILE.onnx)");
   }
-  std::optional<Database> database;
-  if (!flags.db.empty()) {
-    if (!fs::exists(flags.db)) throw Error("--db '" + flags.db + "': no such file");
-    database.emplace(flags.db, /*create=*/false);
-  }
-  CompileModelOptions options;
-  options.out_dir = flags.out;
-  options.name = flags.name;
-  options.database = database ? &*database : nullptr;
-  options.log = &std::cerr;
-  options.source = {
-      {"model", fs::absolute(flags.model).string()},
-      {"input_shapes", InputShapesJson(flags.input_shapes)},
-      {"database", flags.db.empty() ? Json(nullptr) : Json(fs::absolute(flags.db).string())}};
-  const CompileModelReport report = CompileModel(*model.graph, options);
+  const CompileModelReport report =
+      CompileForCli(*model.graph, flags.model, flags.input_shapes, flags.db, flags.out, flags.name);
   if (flags.json) {
     std::cout << ReadJsonFile((fs::path(flags.out) / "glimpse-compile.json").string(),
                               "the manifest")
                      .dump(2)
               << "\n";
-    return;
   }
-  int64_t tuned = 0;
-  for (const CompiledKernel& k : report.kernels) tuned += k.origin == "tuned";
+}
+
+}  // namespace
+
+CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
+                                 const std::vector<std::string>& input_shapes,
+                                 const std::string& db, const std::string& dir,
+                                 const std::string& name) {
+  std::optional<Database> database;
+  if (!db.empty()) {
+    if (!fs::exists(db)) throw Error("--db '" + db + "': no such file");
+    database.emplace(db, /*create=*/false);
+  }
+  CompileModelOptions options;
+  options.out_dir = dir;
+  options.name = name;
+  options.database = database ? &*database : nullptr;
+  options.log = &std::cerr;
+  options.source = {{"model", IsOnnxPath(model) ? fs::absolute(model).string() : model},
+                    {"input_shapes", InputShapesJson(input_shapes)},
+                    {"database", db.empty() ? Json(nullptr) : Json(fs::absolute(db).string())}};
+  const CompileModelReport report = CompileModel(graph, options);
+  int64_t tuned = 0, sibling = 0;
+  for (const CompiledKernel& k : report.kernels) {
+    tuned += k.origin == "tuned";
+    sibling += k.origin == "sibling";
+  }
   std::cout << fmt::format(
-      "compiled {} into {}: {} steps, {} kernels ({} tuned, {} default), weights {:.1f} MiB, "
-      "workspace {:.1f} MiB\n",
-      model.name, report.dir, report.steps, report.kernels.size(), tuned,
-      report.kernels.size() - tuned, report.weight_bytes / 1048576.0,
+      "compiled {} into {}: {} steps, {} kernels ({} tuned, {} from a ReLU sibling, {} default), "
+      "weights {:.1f} MiB, workspace {:.1f} MiB\n",
+      graph.name, report.dir, report.steps, report.kernels.size(), tuned, sibling,
+      report.kernels.size() - tuned - sibling, report.weight_bytes / 1048576.0,
       report.workspace_bytes / 1048576.0);
   if (report.estimate_complete) {
     std::cout << fmt::format(
@@ -92,20 +104,12 @@ void RunCompile(const CompileFlags& flags) {
       "build it: cmake -S {0} -B {0}/build && cmake --build {0}/build   "
       "(or: glimpse run {0})\n",
       report.dir);
+  return report;
 }
 
-// ---- glimpse run
+namespace {
 
-struct RunFlags {
-  std::string dir;
-  std::vector<int> threads;
-  std::string python;
-  double tolerance = 1e-3;
-  uint64_t seed = 1;
-  int min_repeats = 10;
-  double min_time_s = 0.5;
-  std::string json;
-};
+// ---- glimpse run
 
 int Shell(const std::vector<std::string>& argv, const std::string& log, double timeout_s) {
   process::ChildOptions child;
@@ -173,7 +177,9 @@ std::string FindPython(const std::string& flag) {
   return "";
 }
 
-void RunRun(const RunFlags& flags) {
+}  // namespace
+
+void RunCompiledModel(const RunFlags& flags) {
   const fs::path dir(flags.dir);
   const fs::path manifest_path = dir / "glimpse-compile.json";
   if (!fs::exists(manifest_path)) {
@@ -203,7 +209,9 @@ void RunRun(const RunFlags& flags) {
   for (const auto& [input, dims] : manifest.at("source").at("input_shapes").items()) {
     import.input_shapes[input] = dims.get<std::vector<int64_t>>();
   }
-  const ModelGraph graph = ImportOnnx(model_path, import);
+  const bool onnx = IsOnnxPath(model_path);
+  // The same seed as the compile (LoadModel's): the same weights.
+  const ModelGraph graph = onnx ? ImportOnnx(model_path, import) : ZooGraph(model_path, 0);
   const fs::path work = dir / "run";
   fs::create_directories(work);
   std::mt19937 rng(static_cast<unsigned>(flags.seed));
@@ -225,10 +233,13 @@ void RunRun(const RunFlags& flags) {
   std::cerr << "reference outputs (the graph interpreter, double precision) …\n";
   const auto reference = RunModelGraphReference(graph, inputs);
 
-  const std::string python = FindPython(flags.python);
+  const std::string python = onnx ? FindPython(flags.python) : "";
   const fs::path ort_script = fs::path(GlimpseDataDir()).parent_path() / "scripts/onnx/ort_run.py";
-  const bool with_ort = !python.empty() && fs::exists(ort_script);
-  if (!with_ort) {
+  const bool with_ort = onnx && !python.empty() && fs::exists(ort_script);
+  if (!onnx) {
+    std::cerr << "glimpse: note: " << model_path
+              << " is a zoo model, not an ONNX file: ONNX Runtime is skipped\n";
+  } else if (!with_ort) {
     std::cerr << "glimpse: note: no Python with onnxruntime (scripts/python-env.sh makes one; "
                  "--python or $GLIMPSE_PYTHON name it): ONNX Runtime is skipped\n";
   }
@@ -335,15 +346,17 @@ void RunRun(const RunFlags& flags) {
   if (!all_ok) throw Error("run: the output differs from the reference beyond the tolerance");
 }
 
-}  // namespace
-
 void AddCompileCommands(CLI::App& app) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App* compile = app.add_subcommand(
       "compile",
-      "Compile an ONNX model into a self-contained library (C API, CMake project) with the "
-      "database's best kernels for this CPU");
-  compile->add_option("model", flags->model, "the model: an ONNX file FILE.onnx")->required();
+      "Compile a model (an ONNX file or a CNN of the zoo) into a self-contained library (C API, "
+      "CMake project) with the database's best kernels for this CPU");
+  compile
+      ->add_option("model", flags->model,
+                   "the model: an ONNX file FILE.onnx, or a CNN of the zoo ('glimpse model "
+                   "list')")
+      ->required();
   compile->add_option("--input-shape", flags->input_shapes,
                       "NAME=1x3x224x224 for an input with symbolic dimensions (repeatable)");
   compile->add_option("--db", flags->db,
@@ -355,7 +368,6 @@ void AddCompileCommands(CLI::App& app) {
   compile->callback([flags] { RunCompile(*flags); });
 
   auto run_flags = std::make_shared<RunFlags>();
-  run_flags->threads = {1};
   CLI::App* run = app.add_subcommand(
       "run",
       "Build a compiled model, run it on a seeded input, check its output against the reference "
@@ -375,7 +387,7 @@ void AddCompileCommands(CLI::App& app) {
   run->add_option("--min-time", run_flags->min_time_s, "seconds of timed runs at least")
       ->capture_default_str();
   run->add_option("--json", run_flags->json, "write the outputs' errors and all timings here");
-  run->callback([run_flags] { RunRun(*run_flags); });
+  run->callback([run_flags] { RunCompiledModel(*run_flags); });
 }
 
 }  // namespace glimpse::cli

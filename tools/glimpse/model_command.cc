@@ -47,7 +47,7 @@ void RunList(const ModelFlags& flags) {
   Table table({"model", "layers", "tasks", "GFLOP", "description"});
   table.AlignLeft({"description"});
   for (const ZooModelInfo& info : ZooModels()) {
-    std::vector<ModelLayer> layers = ZooModel(info.name);
+    const std::vector<ModelLayer> layers = LoadModel(info.name, {}, "").layers;
     const size_t tasks = ExtractTasks(layers).size();
     const double flops = ModelFlops(layers);
     rows.push_back({{"model", info.name},

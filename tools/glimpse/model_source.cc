@@ -12,7 +12,7 @@ std::string KnownModelsText() {
 }
 
 LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& input_shapes,
-                      const std::string& flag) {
+                      const std::string& flag, bool weights) {
   LoadedModel loaded;
   if (!IsOnnxPath(model)) {
     if (!input_shapes.empty()) {
@@ -28,7 +28,13 @@ LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& 
     for (const ZooModelInfo& info : ZooModels()) {
       if (info.name == loaded.name) loaded.description = info.description;
     }
-    loaded.layers = ZooModel(loaded.name);
+    if (!HasZooGraph(loaded.name)) {
+      loaded.layers = ZooModel(loaded.name);  // a list of matrix products, no graph
+      return loaded;
+    }
+    // The same path as an ONNX file: the graph, its layers with the ReLUs fused.
+    loaded.graph = ZooGraph(loaded.name, /*seed=*/0, weights);
+    loaded.layers = ModelLayers(GraphLayers(*loaded.graph));
     return loaded;
   }
   OnnxImportOptions options;

@@ -25,8 +25,10 @@ struct LoadedModel {
 // `model` is a path when it ends in .onnx, else a zoo name. `input_shapes` are --input-shape
 // values ("name=1x3x224x224"), refused for a zoo model. Errors say what was wrong, after `flag`
 // (e.g. "--model: …") unless it is empty.
+// A zoo CNN's graph gets its seeded weights only with `weights` (compiling needs them; listing,
+// showing and tuning do not: zeros, quickly).
 LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& input_shapes,
-                      const std::string& flag);
+                      const std::string& flag, bool weights = false);
 
 // The zoo's names, comma-separated, and the ONNX alternative: for messages.
 std::string KnownModelsText();

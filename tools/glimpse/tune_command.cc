@@ -53,7 +53,7 @@ const std::vector<std::string> kReplayOnly = {
 const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
                                               "--global-budget", "--run-timeout", "--build-jobs",
                                               "--build-timeout", "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds"};
+const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds", "--compile"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -136,6 +136,10 @@ void AddTuneCommand(CLI::App& app) {
       "--model", flags->model,
       "cpu, cuda: tune every distinct operator of a model: a zoo name ('glimpse model list') "
       "or an ONNX file FILE.onnx");
+  command->add_option("--compile", flags->compile_dir,
+                      "cpu: afterwards compile the model (a CNN of the zoo or an ONNX file) with "
+                      "the database into a library in DIR, build it, check it and time it "
+                      "(glimpse compile + glimpse run)");
   command->add_option("--input-shape", flags->input_shapes,
                       "cpu, cuda: NAME=1x3x224x224, the shape of an ONNX model's input with "
                       "symbolic dimensions (repeatable)");

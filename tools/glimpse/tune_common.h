@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "glimpse/model_graph.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/tune_tasks.h"
 #include "tune_flags.h"
@@ -16,7 +18,11 @@ namespace glimpse::cli {
 // The zoo model's layers (--model), or one layer per --op ("op1", "op2", …); sets `model` to the
 // canonical zoo name for a zoo model. Throws Error naming the flag (both or neither given, an
 // unknown model, an operator that does not parse).
-std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model);
+// `graph` (may be null) receives the model's graph when it has one (a CNN of the zoo, an ONNX
+// file), a zoo CNN's with its weights only when `weights`.
+std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
+                                     std::optional<ModelGraph>* graph = nullptr,
+                                     bool weights = false);
 
 // --threads, --run-timeout, --build-timeout and --build-jobs in range; Error naming the flag.
 void CheckMachineFlags(const TuneFlags& flags);

@@ -13,7 +13,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
+#include "compile_run.h"
 #include "glimpse/cpu.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
@@ -31,11 +33,12 @@ namespace fs = std::filesystem;
 
 // The model's layers (a zoo model or an ONNX file), or one layer per --op ("op1", "op2", …).
 // Sets `model` to the model's name.
-std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model) {
+std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
+                                     std::optional<ModelGraph>* graph, bool weights) {
   const bool by_model = flags.Given("--model"), by_op = flags.Given("--op");
   if (by_model && by_op) throw Error("--model and --op exclude each other; give one of them");
   if (by_model) {
-    LoadedModel loaded = LoadModel(flags.model, flags.input_shapes, "--model");
+    LoadedModel loaded = LoadModel(flags.model, flags.input_shapes, "--model", weights);
     for (const std::string& why : loaded.untunable) {
       std::cerr << "glimpse: note: not tuned (no template): " << why << "\n";
     }
@@ -44,6 +47,7 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model)
                   "product a template describes)");
     }
     model = loaded.name;
+    if (graph) *graph = std::move(loaded.graph);
     return std::move(loaded.layers);
   }
   if (!flags.input_shapes.empty()) throw Error("--input-shape needs --model FILE.onnx");
@@ -185,7 +189,19 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
 void RunCpuTune(const TuneFlags& flags) {
   TasksReport report;
   report.target = "cpu";
-  std::vector<ModelLayer> layers = SelectLayers(flags, report.model);
+  std::optional<ModelGraph> graph;
+  std::vector<ModelLayer> layers =
+      SelectLayers(flags, report.model, &graph, /*weights=*/!flags.compile_dir.empty());
+  if (!flags.compile_dir.empty()) {
+    if (!graph) {
+      throw Error("--compile needs a model with a graph: a CNN of the zoo or an ONNX file (" +
+                  std::string(flags.Given("--op") ? "--op gives operators alone"
+                                                  : flags.model + " lists matrix products only") +
+                  ")");
+    }
+    if (flags.no_database) throw Error("--compile reads the run's database; drop --no-db");
+    if (flags.json) throw Error("--compile prints tables; drop --json");
+  }
   report.layers = static_cast<int64_t>(layers.size());
   report.tuner = flags.tuner;
   report.seed = flags.seed;
@@ -215,6 +231,18 @@ void RunCpuTune(const TuneFlags& flags) {
 
   // Checks are done: from here on things are written.
   TuneTasksAndReport(flags, target, report, budgets, options, tuner_options);
+  if (!flags.compile_dir.empty()) {
+    // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.
+    std::cout << "\n";
+    CompileForCli(*graph, flags.model, flags.input_shapes, flags.database, flags.compile_dir, "");
+    RunFlags run;
+    run.dir = flags.compile_dir;
+    const int all =
+        flags.threads > 0 ? flags.threads : static_cast<int>(std::thread::hardware_concurrency());
+    run.threads = all > 1 ? std::vector<int>{1, all} : std::vector<int>{1};
+    std::cout << "\n";
+    RunCompiledModel(run);
+  }
 }
 
 }  // namespace glimpse::cli

@@ -32,6 +32,7 @@ struct TuneFlags {
   int64_t global_budget = 0;
   int threads = 0;
   bool overlap_builds = false;
+  std::string compile_dir;  // --compile DIR: the tuned model compiled, built, checked and timed
   double run_timeout_s = 10.0;
   double build_timeout_s = 60.0;
   int build_jobs = 0;

@@ -1,0 +1,39 @@
+// What `glimpse compile`, `glimpse run` and `glimpse tune --compile DIR` share
+// (compile_command.cc): compiling a model graph with a database into an artifact, and building,
+// checking and timing an artifact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glimpse/model_compile.h"
+#include "glimpse/model_graph.h"
+
+namespace glimpse::cli {
+
+// Compiles `graph` (the model given as `model` on the command line: a zoo name or FILE.onnx, with
+// `input_shapes`) with the records of the database at `db` (empty: none) into `dir`, prints the
+// summary and returns the report. Warnings go to stderr.
+CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
+                                 const std::vector<std::string>& input_shapes,
+                                 const std::string& db, const std::string& dir,
+                                 const std::string& name);
+
+struct RunFlags {
+  std::string dir;
+  std::vector<int> threads = {1};
+  std::string python;  // "none": skip ONNX Runtime
+  double tolerance = 1e-3;
+  uint64_t seed = 1;
+  int min_repeats = 10;
+  double min_time_s = 0.5;
+  std::string json;
+};
+
+// `glimpse run`: builds the artifact in flags.dir, checks its output against the reference
+// interpreter (and ONNX Runtime for an ONNX model when a Python with it is found), times it at
+// each thread count and prints the table. Throws Error when an output is out of tolerance.
+void RunCompiledModel(const RunFlags& flags);
+
+}  // namespace glimpse::cli
