@@ -38,8 +38,9 @@ class GraphBuilder {
     op.strides = {stride, stride};
     op.pads = {pad, pad, pad, pad};
     op.group = group;
-    op.inputs = {x, Constant(name + ".weight", {k, in[1] / group, kernel, kernel},
-                             std::sqrt(2.0 / static_cast<double>(fan_in))),
+    op.inputs = {x,
+                 Constant(name + ".weight", {k, in[1] / group, kernel, kernel},
+                          std::sqrt(2.0 / static_cast<double>(fan_in))),
                  Constant(name + ".bias", {k}, 0.05)};
     return Emit(std::move(op));
   }
@@ -165,9 +166,8 @@ ModelGraph ResNet(const std::string& name, const std::vector<int>& blocks, bool 
         y = g.Relu(g.Conv(x, p + ".conv1", out, 3, stride, 1), p + ".relu1");
         y = g.Conv(y, p + ".conv2", out, 3, 1, 1);
       }
-      const int shortcut = stride != 1 || g.Shape(x)[1] != out
-                               ? g.Conv(x, p + ".downsample", out, 1, stride, 0)
-                               : x;
+      const int shortcut =
+          stride != 1 || g.Shape(x)[1] != out ? g.Conv(x, p + ".downsample", out, 1, stride, 0) : x;
       x = g.Relu(g.Add(y, shortcut, p + ".add"), p + ".relu");
     }
   }
@@ -253,21 +253,29 @@ bool HasZooGraph(const std::string& canonical_name) {
 ModelGraph ZooGraph(const std::string& name, uint64_t seed, bool weights) {
   const std::string canonical = CanonicalZooModelName(name);
   ModelGraph graph;
-  if (canonical == "resnet18") graph = ResNet("resnet18", {2, 2, 2, 2}, false, seed, weights);
-  else if (canonical == "resnet50") graph = ResNet("resnet50", {3, 4, 6, 3}, true, seed, weights);
-  else if (canonical == "vgg16") graph = Vgg16(seed, weights);
-  else if (canonical == "alexnet") graph = AlexNet(seed, weights);
-  else if (canonical == "mobilenet_v2") graph = MobileNetV2(seed, weights);
+  if (canonical == "resnet18")
+    graph = ResNet("resnet18", {2, 2, 2, 2}, false, seed, weights);
+  else if (canonical == "resnet50")
+    graph = ResNet("resnet50", {3, 4, 6, 3}, true, seed, weights);
+  else if (canonical == "vgg16")
+    graph = Vgg16(seed, weights);
+  else if (canonical == "alexnet")
+    graph = AlexNet(seed, weights);
+  else if (canonical == "mobilenet_v2")
+    graph = MobileNetV2(seed, weights);
   else {
-    throw Error(fmt::format("zoo model '{}' is a list of its matrix products, not a runnable "
-                            "graph; models with graphs: resnet18, resnet50, vgg16, alexnet, "
-                            "mobilenet_v2",
-                            canonical));
+    throw Error(
+        fmt::format("zoo model '{}' is a list of its matrix products, not a runnable "
+                    "graph; models with graphs: resnet18, resnet50, vgg16, alexnet, "
+                    "mobilenet_v2",
+                    canonical));
   }
-  graph.source = weights ? fmt::format("the zoo's {} (glimpse/model_zoo.h; seeded random weights, "
-                                       "seed {})",
-                                       canonical, seed)
-                         : fmt::format("the zoo's {} (glimpse/model_zoo.h; shapes only)", canonical);
+  graph.source = weights
+                     ? fmt::format(
+                           "the zoo's {} (glimpse/model_zoo.h; seeded random weights, "
+                           "seed {})",
+                           canonical, seed)
+                     : fmt::format("the zoo's {} (glimpse/model_zoo.h; shapes only)", canonical);
   return graph;
 }
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue 18's whole-model benchmark for one torchvision model exported to ONNX
+# (bench/onnx/export_torchvision.py): tune it with glimpse (a global budget), compile it, run it
+# at 1 and 2 threads beside ONNX Runtime (glimpse run), and time PyTorch eager at the same thread
+# counts, one after the other in one sitting. Results under bench/results/model_compile/<model>/.
+#   bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+model="$1"
+budget="${2:-600}"
+python="${3:-.venv/bin/python}"
+glimpse="${GLIMPSE:-build/ci/glimpse}"
+onnx="bench/onnx/models/$model.onnx"
+out="bench/results/model_compile/$model-b$budget"
+mkdir -p "$out"
+[ -f "$onnx" ] || "$python" bench/onnx/export_torchvision.py --models "$model"
+db="$out/tune.db"
+{
+  echo "# $(date -u +%FT%TZ) on $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
+  echo "# $glimpse tune --target cpu --model $onnx --input-shape input=1x3x224x224 --tuner xgb --global-budget $budget --db $db"
+} > "$out/commands.txt"
+start=$(date +%s)
+"$glimpse" tune --target cpu --model "$onnx" --tuner xgb --global-budget "$budget" --db "$db" \
+  --progress log --json > "$out/tune.json" 2> "$out/tune.log"
+echo "# tuning took $(( $(date +%s) - start )) s" >> "$out/commands.txt"
+"$glimpse" compile "$onnx" --db "$db" -o "$out/lib" > "$out/compile.txt" 2>&1
+"$glimpse" run "$out/lib" --threads 1,2 --python "$python" --json "$out/run.json" \
+  > "$out/run.txt" 2> "$out/run.log"
+for t in 1 2; do
+  "$python" bench/onnx/torch_time.py --model "$model" --threads "$t" --json "$out/torch-${t}t.json" \
+    > /dev/null
+done
+# Only the manifest stays (the weights are tens of MB; glimpse compile remakes the rest).
+find "$out/lib" -mindepth 1 -maxdepth 1 ! -name glimpse-compile.json -exec rm -rf {} +
+cat "$out/run.txt"
