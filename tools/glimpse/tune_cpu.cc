@@ -52,7 +52,7 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
   }
   if (!flags.input_shapes.empty()) throw Error("--input-shape needs --model FILE.onnx");
   if (!by_op) {
-    throw Error("--target " + flags.target + " needs --model NAME (" + KnownModelsText() +
+    throw Error("--target " + flags.target + " needs --model NAME (known: " + KnownModelsText() +
                 ") or --op TEXT (e.g. --op dense:M=1,N=1000,K=512)");
   }
   std::vector<ModelLayer> layers;
