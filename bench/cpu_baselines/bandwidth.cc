@@ -3,19 +3,14 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <thread>
 
 #include "glimpse/error.h"
 
 namespace glimpse::baselines {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr double kSampleTarget = 0.005;
 
@@ -63,44 +58,11 @@ __attribute__((target("avx2"))) float SumAvx2(const float* data, int64_t floats,
 
 using SumFn = float (*)(const float*, int64_t, int64_t);
 
-int64_t ReadSize(const std::string& path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text.empty()) return 0;
-  int64_t value = std::atoll(text.c_str());
-  if (text.back() == 'K') value <<= 10;
-  if (text.back() == 'M') value <<= 20;
-  if (text.back() == 'G') value <<= 30;
-  return value;
-}
-
-// One sample: every thread reads its own buffer `passes` times, released together.
+// One sample: every thread reads its own buffer `passes` times (RunPinnedSample).
 double RunSample(SumFn fn, const std::vector<float*>& buffers, int64_t floats,
                  const std::vector<int>& cpus, int64_t passes) {
-  const size_t n = cpus.size();
-  std::atomic<size_t> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<Clock::time_point> starts(n), ends(n);
-  std::vector<float> results(n);
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < n; ++t) {
-    threads.emplace_back([&, t] {
-      PinThisThread(cpus[t]);
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      starts[t] = Clock::now();
-      results[t] = fn(buffers[t], floats, passes);
-      ends[t] = Clock::now();
-    });
-  }
-  while (ready.load() < n) std::this_thread::yield();
-  go.store(true, std::memory_order_release);
-  for (auto& thread : threads) thread.join();
-  volatile float sink = 0;
-  for (float r : results) sink = sink + r;
-  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
-                                       *std::min_element(starts.begin(), starts.end()))
-      .count();
+  return RunPinnedSample(
+      cpus, [&](size_t t) { return fn(buffers[t], floats, passes); }, "bandwidth");
 }
 
 }  // namespace
@@ -113,7 +75,7 @@ std::vector<BandwidthLevel> DefaultBandwidthLevels(int threads) {
     std::string type;
     int level = 0;
     if (!(type_in >> type) || !(level_in >> level) || type == "Instruction") continue;
-    const int64_t size = ReadSize(dir + "/size");
+    const int64_t size = ReadCacheSizeBytes(dir + "/size");
     if (level == 1) l1 = size;
     if (level == 2) l2 = size;
     if (level == 3) l3 = size;
@@ -140,17 +102,14 @@ std::vector<BandwidthResult> MeasureReadBandwidth(const std::vector<BandwidthLev
     // Each thread allocates and first touches its buffer itself, so pages sit near its CPU.
     std::vector<std::unique_ptr<float, FreeDeleter>> owned(cpus.size());
     std::vector<float*> buffers(cpus.size());
-    {
-      std::vector<std::thread> threads;
-      for (size_t t = 0; t < cpus.size(); ++t) {
-        threads.emplace_back([&, t] {
-          PinThisThread(cpus[t]);
+    RunPinnedSample(
+        cpus,
+        [&](size_t t) {
           owned[t].reset(static_cast<float*>(std::aligned_alloc(64, floats * sizeof(float))));
           if (owned[t]) std::fill_n(owned[t].get(), floats, 1e-3f * static_cast<float>(t + 1));
-        });
-      }
-      for (auto& thread : threads) thread.join();
-    }
+          return 0.0f;
+        },
+        "bandwidth");
     for (size_t t = 0; t < cpus.size(); ++t) {
       if (!owned[t]) throw Error("bandwidth: cannot allocate " + std::to_string(floats * 4) + " B");
       buffers[t] = owned[t].get();
@@ -169,22 +128,14 @@ std::vector<BandwidthResult> MeasureReadBandwidth(const std::vector<BandwidthLev
     result.isa = avx512 ? "avx512f" : "avx2";
     result.cpus = cpus;
     result.passes = passes;
-    for (int i = 0; i < protocol.warmup; ++i) RunSample(fn, buffers, floats, cpus, passes);
-    double total = 0;
-    const int max_repeats = std::max(protocol.min_repeats, protocol.max_repeats);
-    while (static_cast<int>(result.samples_s.size()) < max_repeats &&
-           (static_cast<int>(result.samples_s.size()) < protocol.min_repeats ||
-            total < protocol.min_time_s)) {
-      result.samples_s.push_back(RunSample(fn, buffers, floats, cpus, passes));
-      total += result.samples_s.back();
-    }
-    std::vector<double> sorted = result.samples_s;
-    std::sort(sorted.begin(), sorted.end());
-    result.median_s = sorted[sorted.size() / 2];
+    result.samples_s =
+        RepeatSamples([&] { return RunSample(fn, buffers, floats, cpus, passes); }, protocol);
+    result.median_s = Median(result.samples_s);
     const double bytes = static_cast<double>(floats) * 4.0 * static_cast<double>(passes) *
                          static_cast<double>(cpus.size());
     result.gbs = bytes / result.median_s * 1e-9;
-    result.best_gbs = bytes / sorted.front() * 1e-9;
+    result.best_gbs =
+        bytes / *std::min_element(result.samples_s.begin(), result.samples_s.end()) * 1e-9;
     results.push_back(std::move(result));
   }
   return results;

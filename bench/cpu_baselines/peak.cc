@@ -3,16 +3,11 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <thread>
 
 #include "glimpse/error.h"
 
 namespace glimpse::baselines {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Work per sample, in seconds on one thread: as long as a typical library call, so that the peak
 // and the operators see the same share of interruptions on a busy machine.
@@ -64,42 +59,10 @@ __attribute__((target("avx512f"))) float FmaChainsAvx512(int64_t iterations, flo
 
 using ChainsFn = float (*)(int64_t, float, float);
 
-// One sample: a thread per CPU, pinned, released together; the sample runs from the earliest
-// start to the latest end, each read by its own thread (the releasing thread only waits).
+// One sample: the chains on every CPU at once (RunPinnedSample).
 double RunSample(ChainsFn fn, const std::vector<int>& cpus, int64_t iterations) {
-  const size_t n = cpus.size();
-  std::atomic<size_t> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<Clock::time_point> starts(n), ends(n);
-  std::vector<float> results(n);
-  std::vector<std::string> errors(n);
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < n; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        PinThisThread(cpus[t]);
-      } catch (const Error& error) {
-        errors[t] = error.what();
-      }
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      starts[t] = Clock::now();
-      results[t] = fn(iterations, kScale, kOffset);
-      ends[t] = Clock::now();
-    });
-  }
-  while (ready.load() < n) std::this_thread::yield();
-  go.store(true, std::memory_order_release);
-  for (auto& thread : threads) thread.join();
-  for (const auto& error : errors) {
-    if (!error.empty()) throw Error("FP32 peak: " + error);
-  }
-  // The results must be used, or the chains could be dropped as dead code.
-  volatile float sink = 0;
-  for (float r : results) sink = sink + r;
-  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
-                                       *std::min_element(starts.begin(), starts.end()))
-      .count();
+  return RunPinnedSample(
+      cpus, [&](size_t) { return fn(iterations, kScale, kOffset); }, "FP32 peak");
 }
 
 PeakResult Measure(const std::string& isa, ChainsFn fn, int lanes, int chains,
@@ -110,15 +73,7 @@ PeakResult Measure(const std::string& isa, ChainsFn fn, int lanes, int chains,
   result.lanes = lanes;
   result.chains = chains;
   result.iterations = iterations;
-  for (int i = 0; i < protocol.warmup; ++i) RunSample(fn, cpus, iterations);
-  double total = 0;
-  const int max_repeats = std::max(protocol.min_repeats, protocol.max_repeats);
-  while (static_cast<int>(result.samples_s.size()) < max_repeats &&
-         (static_cast<int>(result.samples_s.size()) < protocol.min_repeats ||
-          total < protocol.min_time_s)) {
-    result.samples_s.push_back(RunSample(fn, cpus, iterations));
-    total += result.samples_s.back();
-  }
+  result.samples_s = RepeatSamples([&] { return RunSample(fn, cpus, iterations); }, protocol);
   result.median_s = Median(result.samples_s);
   const double flops = 2.0 * lanes * chains * static_cast<double>(iterations) * cpus.size();
   result.gflops = flops / result.median_s / 1e9;

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "glimpse/error.h"
 
@@ -88,19 +90,74 @@ void PinThisThread(int cpu) {
   }
 }
 
+int64_t ReadCacheSizeBytes(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  int64_t value = std::atoll(text.c_str());
+  if (text.back() == 'K') value <<= 10;
+  if (text.back() == 'M') value <<= 20;
+  if (text.back() == 'G') value <<= 30;
+  return value;
+}
+
 int64_t LastLevelCacheBytes() {
   int64_t best = 0;
   for (int index = 0; index < 8; ++index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (!(in >> text) || text.empty()) continue;
-    int64_t value = std::atoll(text.c_str());
-    if (text.back() == 'K') value <<= 10;
-    if (text.back() == 'M') value <<= 20;
-    if (text.back() == 'G') value <<= 30;
-    best = std::max(best, value);
+    best = std::max(best, ReadCacheSizeBytes("/sys/devices/system/cpu/cpu0/cache/index" +
+                                             std::to_string(index) + "/size"));
   }
   return best;
+}
+
+double RunPinnedSample(const std::vector<int>& cpus, const std::function<float(size_t)>& work,
+                       const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const size_t n = cpus.size();
+  std::atomic<size_t> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<Clock::time_point> starts(n), ends(n);
+  std::vector<float> results(n);
+  std::vector<std::string> errors(n);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        PinThisThread(cpus[t]);
+      } catch (const Error& error) {
+        errors[t] = error.what();
+      }
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      starts[t] = Clock::now();
+      results[t] = work(t);
+      ends[t] = Clock::now();
+    });
+  }
+  while (ready.load() < n) std::this_thread::yield();
+  go.store(true, std::memory_order_release);
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors) {
+    if (!error.empty()) throw Error(what + ": " + error);
+  }
+  volatile float sink = 0;
+  for (float r : results) sink = sink + r;
+  return std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
+                                       *std::min_element(starts.begin(), starts.end()))
+      .count();
+}
+
+std::vector<double> RepeatSamples(const std::function<double()>& sample, const Protocol& protocol) {
+  for (int i = 0; i < protocol.warmup; ++i) sample();
+  std::vector<double> samples;
+  double total = 0;
+  const int max_repeats = std::max(protocol.min_repeats, protocol.max_repeats);
+  while (static_cast<int>(samples.size()) < max_repeats &&
+         (static_cast<int>(samples.size()) < protocol.min_repeats || total < protocol.min_time_s)) {
+    samples.push_back(sample());
+    total += samples.back();
+  }
+  return samples;
 }
 
 CacheFlusher::CacheFlusher(int64_t bytes)

@@ -36,6 +36,16 @@ void PinThisThread(int cpu);
 
 // Bytes of the largest cache sysfs lists for CPU 0, or 0 when sysfs says nothing.
 int64_t LastLevelCacheBytes();
+// A sysfs cache size file ("48K", "2048K", "480M") in bytes; 0 when it cannot be read.
+int64_t ReadCacheSizeBytes(const std::string& path);
+
+// One sample of work on several CPUs at once: a thread per CPU, pinned, released together;
+// `work(t)` runs on thread t. The sample lasts from the earliest start to the latest end, each
+// read by its own thread (the releasing thread only waits). `work`'s results are summed into a
+// volatile sink so that the work cannot be dropped as dead code. Throws Error (with `what`) when
+// a thread cannot be pinned.
+double RunPinnedSample(const std::vector<int>& cpus, const std::function<float(size_t)>& work,
+                       const std::string& what);
 
 // How every library call is timed; the defaults are CpuRunnerOptions' defaults.
 struct Protocol {
@@ -46,6 +56,10 @@ struct Protocol {
   int max_repeats = 200;     // … but never more calls than this
   int64_t flush_bytes = 0;   // bytes written before every timed call; 0: none
 };
+
+// `protocol.warmup` untimed samples, then samples until protocol.min_repeats and
+// protocol.min_time_s (at most max_repeats): for work that times itself (RunPinnedSample).
+std::vector<double> RepeatSamples(const std::function<double()>& sample, const Protocol& protocol);
 
 // Evicts an operator's data from the caches by writing a buffer (2 × LLC in the protocol), as the
 // runner's worker does between timed calls.

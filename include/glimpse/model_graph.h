@@ -78,6 +78,11 @@ struct ModelGraph {
   std::vector<int> Consumers() const;
 };
 
+// "[1,64,56,56]": how shapes appear in messages and generated comments.
+std::string ShapeText(const std::vector<int64_t>& shape);
+// How messages name an op: "<source op type, or kind> node '<name>'" ("Conv node 'conv1'").
+std::string OpLabel(const GraphOp& op);
+
 // Throws Error naming the op when a tensor index is out of range, an op reads a tensor made after
 // it or by no one (an activation that is neither a graph input nor an earlier op's output), or
 // an op's output shape is not what its kind computes from its inputs (OpOutputShape).

@@ -48,6 +48,10 @@ std::vector<PerfTrainingExample> PerfTrainingExamples(
 // The program graph of every record, in order, whatever its status. Throws Error naming the
 // record's operator when its program cannot be rebuilt.
 std::vector<ProgramGraph> RecordProgramGraphs(const std::vector<const PerfCorpusRecord*>& records);
+// `model`'s predicted seconds for each record's program: RecordProgramGraphs, then one batched
+// inference call.
+std::vector<double> PredictRecordSeconds(const PerfModel& model,
+                                         const std::vector<const PerfCorpusRecord*>& records);
 
 enum class PerfRankLoss { kHinge, kLogistic };
 // "hinge", "logistic"; Parse throws Error listing both.

@@ -39,10 +39,6 @@ int64_t AlignUp(int64_t floats) {
   return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
 }
 
-std::string Dims(const std::vector<int64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ","));
-}
-
 void WriteText(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -547,7 +543,7 @@ class Compiler {
                             KernelCall(s));
       } else {
         text += fmt::format("  // {}: {} {}\n  {}\n", op.name, GraphOpKindName(op.kind),
-                            Dims(graph_.tensors[op.output].shape), OpCall(step));
+                            ShapeText(graph_.tensors[op.output].shape), OpCall(step));
       }
     }
     text += "  return 0;\n}\n";

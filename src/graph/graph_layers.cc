@@ -9,8 +9,7 @@ namespace glimpse {
 namespace {
 
 [[noreturn]] void Unsupported(const GraphOp& op, const std::string& what) {
-  throw Error(fmt::format("{} node '{}': {}",
-                          op.source.empty() ? GraphOpKindName(op.kind) : op.source, op.name, what));
+  throw Error(OpLabel(op) + ": " + what);
 }
 
 // The one value of a pair that must match along height and width, or the reason it cannot.
@@ -58,13 +57,18 @@ Operator ConvOperator(const ModelGraph& graph, const GraphOp& op) {
                               op.group, x[1], w[0]));
 }
 
+// The product of `shape`'s dimensions but the last `drop`: the rows a matrix product runs over.
+int64_t LeadingProduct(const std::vector<int64_t>& shape, size_t drop) {
+  int64_t product = 1;
+  for (size_t i = 0; i + drop < shape.size(); ++i) product *= shape[i];
+  return product;
+}
+
 Operator DenseOperator(const ModelGraph& graph, const GraphOp& op) {
   const auto& a = graph.tensors[op.inputs[0]].shape;
   const auto& b = graph.tensors[op.inputs[1]].shape;
   DenseShape s;
-  s.m = 1;
-  for (size_t i = 0; i + 1 < a.size(); ++i) s.m *= a[i];
-  s.n = b[0], s.k = b[1], s.bias = op.inputs.size() == 3;
+  s.m = LeadingProduct(a, 1), s.n = b[0], s.k = b[1], s.bias = op.inputs.size() == 3;
   return s;
 }
 
@@ -72,9 +76,7 @@ Operator BatchMatmulOperator(const ModelGraph& graph, const GraphOp& op) {
   const auto& a = graph.tensors[op.inputs[0]].shape;
   const auto& b = graph.tensors[op.inputs[1]].shape;
   BatchMatmulShape s;
-  s.b = 1;
-  for (size_t i = 0; i + 2 < a.size(); ++i) s.b *= a[i];
-  s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
+  s.b = LeadingProduct(a, 2), s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
   return s;
 }
 

@@ -13,13 +13,8 @@
 namespace glimpse {
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ","));
-}
-
 [[noreturn]] void Fail(const GraphOp& op, const std::string& what) {
-  throw Error(fmt::format("{} node '{}': {}",
-                          op.source.empty() ? GraphOpKindName(op.kind) : op.source, op.name, what));
+  throw Error(OpLabel(op) + ": " + what);
 }
 
 int64_t Product(std::vector<int64_t>::const_iterator begin,
@@ -72,6 +67,15 @@ const char* GraphOpKindName(GraphOpKind kind) {
       return "softmax";
   }
   return "?";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
+
+std::string OpLabel(const GraphOp& op) {
+  return fmt::format("{} node '{}'", op.source.empty() ? GraphOpKindName(op.kind) : op.source,
+                     op.name);
 }
 
 int64_t GraphTensor::Elements() const { return Product(shape.begin(), shape.end()); }

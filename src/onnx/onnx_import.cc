@@ -18,6 +18,7 @@
 #include <functional>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "glimpse/error.h"
 
@@ -26,10 +27,6 @@ namespace {
 
 int64_t Product(const std::vector<int64_t>& dims) {
   return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
-}
-
-std::string DimsText(const std::vector<int64_t>& dims) {
-  return fmt::format("[{}]", fmt::join(dims, ","));
 }
 
 const char* DataTypeName(int type) {
@@ -59,75 +56,59 @@ std::vector<int64_t> Dims(const onnx::TensorProto& tensor) {
   return {tensor.dims().begin(), tensor.dims().end()};
 }
 
-// The values of a TensorProto: `raw_data` (little-endian, as every x86 machine) or the typed
-// field. Throws (with `where`) for external data and sizes that do not match the dims.
-std::vector<float> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
+// The values of a TensorProto of element type `T`: `raw_data` (little-endian, as every x86
+// machine) or the typed field `typed`, as `Out`. Throws (with `where`) for external data and
+// sizes that do not match the dims.
+template <typename T, typename Out, typename Typed>
+std::vector<Out> Values(const onnx::TensorProto& tensor, const Typed& typed,
+                        const std::string& where) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     throw Error(where +
-                ": its data is in an external file; supported: weights inside the model "
-                "file (onnx.save(model, path, save_as_external_data=False))");
+                ": its data is in an external file; supported: data inside the model file "
+                "(onnx.save(model, path, save_as_external_data=False))");
   }
   const size_t count = static_cast<size_t>(Product(Dims(tensor)));
-  std::vector<float> out;
-  if (tensor.data_type() != onnx::TensorProto::FLOAT) {
-    throw Error(fmt::format("{}: a {} tensor; supported: float32", where,
-                            DataTypeName(tensor.data_type())));
-  }
+  std::vector<Out> out;
   if (tensor.has_raw_data()) {
-    if (tensor.raw_data().size() != count * sizeof(float)) {
-      throw Error(fmt::format("{}: {} bytes of data for {} float32 values", where,
-                              tensor.raw_data().size(), count));
+    if (tensor.raw_data().size() != count * sizeof(T)) {
+      throw Error(fmt::format("{}: {} bytes of data for {} {} values", where,
+                              tensor.raw_data().size(), count, DataTypeName(tensor.data_type())));
     }
-    out.resize(count);
-    std::memcpy(out.data(), tensor.raw_data().data(), count * sizeof(float));
+    if constexpr (std::is_same_v<T, Out>) {
+      out.resize(count);  // straight in: weights can be a hundred megabytes
+      std::memcpy(out.data(), tensor.raw_data().data(), count * sizeof(T));
+    } else {
+      std::vector<T> raw(count);
+      std::memcpy(raw.data(), tensor.raw_data().data(), count * sizeof(T));
+      out.assign(raw.begin(), raw.end());
+    }
   } else {
-    out.assign(tensor.float_data().begin(), tensor.float_data().end());
+    out.assign(typed.begin(), typed.end());
   }
   if (out.size() != count) {
     throw Error(
-        fmt::format("{}: {} values for shape {}", where, out.size(), DimsText(Dims(tensor))));
+        fmt::format("{}: {} values for shape {}", where, out.size(), ShapeText(Dims(tensor))));
   }
   return out;
 }
 
-std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::string& where) {
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    throw Error(where + ": its data is in an external file; supported: data inside the file");
-  }
-  const size_t count = static_cast<size_t>(Product(Dims(tensor)));
-  std::vector<int64_t> out;
-  if (tensor.data_type() == onnx::TensorProto::INT64) {
-    if (tensor.has_raw_data()) {
-      if (tensor.raw_data().size() != count * sizeof(int64_t)) {
-        throw Error(fmt::format("{}: {} bytes for {} int64 values", where, tensor.raw_data().size(),
-                                count));
-      }
-      out.resize(count);
-      std::memcpy(out.data(), tensor.raw_data().data(), count * sizeof(int64_t));
-    } else {
-      out.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-    }
-  } else if (tensor.data_type() == onnx::TensorProto::INT32) {
-    if (tensor.has_raw_data()) {
-      std::vector<int32_t> values(count);
-      if (tensor.raw_data().size() != count * sizeof(int32_t)) {
-        throw Error(fmt::format("{}: {} bytes for {} int32 values", where, tensor.raw_data().size(),
-                                count));
-      }
-      std::memcpy(values.data(), tensor.raw_data().data(), count * sizeof(int32_t));
-      out.assign(values.begin(), values.end());
-    } else {
-      out.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-    }
-  } else {
-    throw Error(fmt::format("{}: a {} tensor; supported: int64 or int32", where,
+std::vector<float> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
+  if (tensor.data_type() != onnx::TensorProto::FLOAT) {
+    throw Error(fmt::format("{}: a {} tensor; supported: float32", where,
                             DataTypeName(tensor.data_type())));
   }
-  if (out.size() != count) {
-    throw Error(
-        fmt::format("{}: {} values for shape {}", where, out.size(), DimsText(Dims(tensor))));
+  return Values<float, float>(tensor, tensor.float_data(), where);
+}
+
+std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::string& where) {
+  if (tensor.data_type() == onnx::TensorProto::INT64) {
+    return Values<int64_t, int64_t>(tensor, tensor.int64_data(), where);
   }
-  return out;
+  if (tensor.data_type() == onnx::TensorProto::INT32) {
+    return Values<int32_t, int64_t>(tensor, tensor.int32_data(), where);
+  }
+  throw Error(fmt::format("{}: a {} tensor; supported: int64 or int32", where,
+                          DataTypeName(tensor.data_type())));
 }
 
 class Importer {
@@ -226,7 +207,7 @@ class Importer {
         for (const auto& dim : tensor->shape().dim()) dims.push_back(dim.dim_value());
       }
       if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 1; })) {
-        throw Error(fmt::format("{}: dimensions must be ≥ 1 (got {})", where, DimsText(dims)));
+        throw Error(fmt::format("{}: dimensions must be ≥ 1 (got {})", where, ShapeText(dims)));
       }
       auto* shape = tensor->mutable_shape();
       shape->clear_dim();
@@ -399,7 +380,7 @@ class Importer {
     auto inferred = inferred_.find(c.node.output(0));
     if (inferred != inferred_.end() && inferred->second != graph_.tensors[op.output].shape) {
       Fail(c, fmt::format("its output has shape {} here and {} by ONNX's shape inference",
-                          DimsText(graph_.tensors[op.output].shape), DimsText(inferred->second)));
+                          ShapeText(graph_.tensors[op.output].shape), ShapeText(inferred->second)));
     }
     graph_.ops.push_back(std::move(op));
     return graph_.ops.back().output;
@@ -416,7 +397,7 @@ class Importer {
               std::vector<int64_t> kernel) {
     if (kernel.size() != 2 || in.size() != 4) {
       Fail(c, fmt::format("a {}-D window on input {}; supported: 2-D (N, C, H, W)", kernel.size(),
-                          DimsText(in)));
+                          ShapeText(in)));
     }
     const auto strides = AttrInts(c, "strides", {1, 1});
     const auto dilations = AttrInts(c, "dilations", {1, 1});
@@ -463,12 +444,12 @@ class Importer {
     const auto& wshape = Shape(w);
     if (wshape.size() != 4) {
       Fail(c,
-           fmt::format("weight {}; supported: 2-D convolutions (a 4-D weight)", DimsText(wshape)));
+           fmt::format("weight {}; supported: 2-D convolutions (a 4-D weight)", ShapeText(wshape)));
     }
     const auto kernel = AttrInts(c, "kernel_shape", {wshape[2], wshape[3]});
     if (kernel != std::vector<int64_t>{wshape[2], wshape[3]}) {
-      Fail(c, fmt::format("kernel_shape {} differs from the weight's {}", DimsText(kernel),
-                          DimsText(wshape)));
+      Fail(c, fmt::format("kernel_shape {} differs from the weight's {}", ShapeText(kernel),
+                          ShapeText(wshape)));
     }
     Window(c, op, Shape(x), kernel);
     op.group = AttrInt(c, "group", 1);
@@ -494,7 +475,7 @@ class Importer {
       const int index = ConstantInput(c, i, "parameter");
       if (Shape(index) != std::vector<int64_t>{channels}) {
         Fail(c, fmt::format("parameter '{}' has shape {}, not [{}]", c.node.input(i),
-                            DimsText(Shape(index)), channels));
+                            ShapeText(Shape(index)), channels));
       }
       params.push_back(&graph_.tensors[index].data);
     }
@@ -532,7 +513,7 @@ class Importer {
     const float alpha = AttrFloat(c, "alpha", 1.0f);
     const float beta = AttrFloat(c, "beta", 1.0f);
     const auto& bshape = Shape(b);
-    if (bshape.size() != 2) Fail(c, fmt::format("B {} is not 2-D", DimsText(bshape)));
+    if (bshape.size() != 2) Fail(c, fmt::format("B {} is not 2-D", ShapeText(bshape)));
     const bool trans_b = AttrInt(c, "transB", 0) != 0;
     std::vector<float> weight = DenseWeight(graph_.tensors[b].data, bshape, trans_b);
     for (float& v : weight) v *= alpha;
@@ -545,8 +526,8 @@ class Importer {
       const int bias = ConstantInput(c, 2, "C");
       const auto& cshape = Shape(bias);
       if (!(cshape == std::vector<int64_t>{n} || cshape == std::vector<int64_t>{1, n})) {
-        Fail(c, fmt::format("C has shape {}; supported: [{}] or [1, {}] (a bias)", DimsText(cshape),
-                            n, n));
+        Fail(c, fmt::format("C has shape {}; supported: [{}] or [1, {}] (a bias)",
+                            ShapeText(cshape), n, n));
       }
       std::vector<float> values = graph_.tensors[bias].data;
       for (float& v : values) v *= beta;
@@ -585,7 +566,7 @@ class Importer {
       Fail(c, fmt::format("a {} · b {}; supported: a constant 2-D b (dense), or two computed "
                           "tensors of the same rank ≥ 3 with equal batch dimensions "
                           "(batch_matmul)",
-                          DimsText(ashape), DimsText(bshape)));
+                          ShapeText(ashape), ShapeText(bshape)));
     }
     Emit(c, op);
   }
@@ -664,8 +645,8 @@ class Importer {
           if (static_cast<int>(i) != infer) known *= target[i];
         }
         if (known == 0 || Product(in) % known != 0) {
-          Fail(c, fmt::format("{} cannot be reshaped to {}", DimsText(in),
-                              DimsText(shape_it->second)));
+          Fail(c, fmt::format("{} cannot be reshaped to {}", ShapeText(in),
+                              ShapeText(shape_it->second)));
         }
         target[infer] = Product(in) / known;
       }
@@ -709,7 +690,7 @@ class Importer {
         if (Shape(x)[d] != 1) {
           Fail(c, fmt::format("opset {} normalises over dimensions {}.. of {}; supported: the "
                               "last dimension (or opset ≥ 13)",
-                              opset_, op.axis, DimsText(Shape(x))));
+                              opset_, op.axis, ShapeText(Shape(x))));
         }
       }
     }

@@ -129,8 +129,7 @@ void RunShow(const ModelFlags& flags) {
     // What runs besides the tuned layers, by kind (a fused ReLU is part of its layer).
     std::map<std::string, int> others;
     std::set<int> fused;
-    std::vector<std::string> untunable;
-    for (const GraphLayer& layer : GraphLayers(*model.graph, &untunable)) {
+    for (const GraphLayer& layer : model.graph_layers) {
       fused.insert(layer.op);
       fused.insert(layer.fused.begin(), layer.fused.end());
     }

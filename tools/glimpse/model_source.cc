@@ -34,7 +34,8 @@ LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& 
     }
     // The same path as an ONNX file: the graph, its layers with the ReLUs fused.
     loaded.graph = ZooGraph(loaded.name, /*seed=*/0, weights);
-    loaded.layers = ModelLayers(GraphLayers(*loaded.graph));
+    loaded.graph_layers = GraphLayers(*loaded.graph);
+    loaded.layers = ModelLayers(loaded.graph_layers);
     return loaded;
   }
   OnnxImportOptions options;
@@ -47,7 +48,8 @@ LoadedModel LoadModel(const std::string& model, const std::vector<std::string>& 
   loaded.graph = ImportOnnx(model, options);
   loaded.name = loaded.graph->name;
   loaded.description = loaded.graph->source;
-  loaded.layers = ModelLayers(GraphLayers(*loaded.graph, &loaded.untunable));
+  loaded.graph_layers = GraphLayers(*loaded.graph, &loaded.untunable);
+  loaded.layers = ModelLayers(loaded.graph_layers);
   return loaded;
 }
 

@@ -16,7 +16,9 @@ struct LoadedModel {
   std::string name;         // the zoo's canonical name, or the file's stem
   std::string description;  // the zoo's one line, or where the file came from (opset, producer)
   std::vector<ModelLayer> layers;
-  std::optional<ModelGraph> graph;  // an ONNX file's whole graph
+  std::optional<ModelGraph> graph;
+  std::vector<GraphLayer> graph_layers;  // the graph's tunable layers (layers is their ModelLayer)
+                                         // // an ONNX file's whole graph
   // Nodes of the graph no template describes (not tuned; a compiled model runs them as plain
   // loops), each as GraphLayers says why.
   std::vector<std::string> untunable;

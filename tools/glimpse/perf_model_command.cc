@@ -13,6 +13,7 @@
 #include "glimpse/perf_eval.h"
 #include "glimpse/perf_predictor.h"
 #include "glimpse/perf_training.h"
+#include "perf_train_flags.h"
 
 // glimpse_lite and a build without libtorch evaluate trained model files but train none.
 #if !defined(GLIMPSE_WITHOUT_TORCH) && !defined(GLIMPSE_WITHOUT_TRAIN)
@@ -90,42 +91,15 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, graphsage, lstm (trained on "
                        "each split's training side), file:MODEL.json (a trained model as it is)");
-  evaluate->add_option("--seed", flags->seed, "The splits' and XGBoost's seed");
+  evaluate->add_option("--seed", flags->seed,
+                       "The splits', XGBoost's and the learned models' seed");
   evaluate->add_option("--test-fraction", flags->test_fraction,
                        "Share of records (random) or operators (operators) held out");
   evaluate->add_option("--profile", flags->profile,
                        "The roofline's machine profile (default data/hardware/"
                        "cpu_machine_profile.json)");
   evaluate->add_option("--xgb-rounds", flags->xgb_rounds, "XGBoost boosting rounds");
-  PerfModelTrainOptions& o = flags->learned;
-  evaluate->add_option("--epochs", o.epochs, "graphsage/lstm: passes over the training records")
-      ->default_str("40");
-  evaluate->add_option("--batch-size", o.batch_size, "graphsage/lstm: graphs per step")
-      ->default_str("64");
-  evaluate->add_option("--hidden", o.shape.hidden, "graphsage/lstm: width of the embeddings")
-      ->default_str("32");
-  evaluate->add_option("--hops", o.shape.hops, "graphsage: neighbourhood hops")->default_str("3");
-  evaluate
-      ->add_option("--readout-hidden", o.shape.readout_hidden,
-                   "graphsage/lstm: a ReLU layer of this width before the final linear one")
-      ->default_str("0");
-  evaluate->add_option("--lr", o.learning_rate, "graphsage/lstm: Adam's learning rate")
-      ->default_str("0.001");
-  evaluate->add_option("--rank-loss", flags->rank_loss, "graphsage/lstm: hinge or logistic")
-      ->default_str("logistic");
-  evaluate
-      ->add_option("--rank-loss-weight", o.rank_loss_weight,
-                   "graphsage/lstm: weight of the pairwise rank loss (0: squared error alone)")
-      ->default_str("0.5");
-  evaluate
-      ->add_option("--validation-fraction", o.validation_fraction,
-                   "graphsage/lstm: fraction of the training operators held out for early "
-                   "stopping")
-      ->default_str("0.1");
-  evaluate
-      ->add_option("--patience", o.patience,
-                   "graphsage/lstm: epochs without a better validation error before stopping")
-      ->default_str("10");
+  AddPerfTrainFlags(evaluate, flags->learned, flags->rank_loss, "graphsage/lstm: ");
   evaluate->add_flag("--quiet", flags->quiet, "No training progress on stderr");
   evaluate->add_option("--json", flags->json, "Also write the report as JSON to this file");
   evaluate->callback([flags] { RunEvaluate(*flags); });

@@ -24,7 +24,7 @@
 #include "glimpse/perf_training.h"
 #include "glimpse/prior_generator.h"
 #include "glimpse/validity_ensemble.h"
-
+#include "perf_train_flags.h"
 namespace glimpse::cli {
 namespace {
 
@@ -517,24 +517,7 @@ void AddTrainPerfModel(CLI::App& train) {
   cmd->add_option("--corpus", flags->corpus_path, "performance corpus (glimpse corpus export)")
       ->required();
   cmd->add_option("--model", flags->architecture, "graphsage or lstm")->default_str("graphsage");
-  cmd->add_option("--epochs", o.epochs, "passes over the training records")->default_str("40");
-  cmd->add_option("--batch-size", o.batch_size, "graphs per step")->default_str("64");
-  cmd->add_option("--hidden", o.shape.hidden, "width of the node embeddings")->default_str("32");
-  cmd->add_option("--hops", o.shape.hops, "GraphSAGE's neighbourhood hops")->default_str("3");
-  cmd->add_option("--readout-hidden", o.shape.readout_hidden,
-                  "a ReLU layer of this width before the final linear one (0: linear alone)")
-      ->default_str("0");
-  cmd->add_option("--lr", o.learning_rate, "Adam's learning rate")->default_str("0.001");
-  cmd->add_option("--rank-loss", flags->rank_loss, "hinge or logistic")->default_str("logistic");
-  cmd->add_option("--rank-loss-weight", o.rank_loss_weight,
-                  "weight of the pairwise rank loss within an operator (0: squared error alone)")
-      ->default_str("0.5");
-  cmd->add_option("--validation-fraction", o.validation_fraction,
-                  "fraction of the operators held out for early stopping")
-      ->default_str("0.1");
-  cmd->add_option("--patience", o.patience,
-                  "epochs without a better validation error before stopping (0: never)")
-      ->default_str("10");
+  AddPerfTrainFlags(cmd, o, flags->rank_loss);
   cmd->add_option("--seed", o.seed, "seed of the weights, the split and the batches")
       ->default_str("0");
   cmd->add_option("--exclude-model", flags->exclude_models,

@@ -18,11 +18,7 @@ class ModelFilePerfPredictor : public PerfPredictor {
   void Fit(const std::vector<const PerfCorpusRecord*>&) override {}
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
-    const std::vector<ProgramGraph> graphs = RecordProgramGraphs(records);
-    std::vector<const ProgramGraph*> pointers;
-    pointers.reserve(graphs.size());
-    for (const ProgramGraph& graph : graphs) pointers.push_back(&graph);
-    return model_.PredictSeconds(pointers);
+    return PredictRecordSeconds(model_, records);
   }
 
   Json Describe() const override {

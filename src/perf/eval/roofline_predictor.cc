@@ -11,7 +11,7 @@
 #include "glimpse/error.h"
 #include "glimpse/perf_predictor.h"
 #include "perf/access_analysis.h"
-#include "perf/eval/record_programs.h"
+#include "perf/record_programs.h"
 
 namespace glimpse {
 

@@ -11,7 +11,7 @@
 #include "glimpse/perf_predictor.h"
 #include "glimpse/program_graph.h"
 #include "model/xgboost_api.h"
-#include "perf/eval/record_programs.h"
+#include "perf/record_programs.h"
 
 namespace glimpse {
 

@@ -40,11 +40,7 @@ class LearnedPerfPredictor : public PerfPredictor {
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     if (!model_) throw Error(Name() + " perf predictor: PredictSeconds before Fit");
-    const std::vector<ProgramGraph> graphs = RecordProgramGraphs(records);
-    std::vector<const ProgramGraph*> pointers;
-    pointers.reserve(graphs.size());
-    for (const ProgramGraph& graph : graphs) pointers.push_back(&graph);
-    return model_->PredictSeconds(pointers);
+    return PredictRecordSeconds(*model_, records);
   }
 
   Json Describe() const override {

@@ -1,6 +1,6 @@
 // The programs of corpus records, rebuilt from operator + configuration, with each operator's
 // space made once (MakeCpuSpace enumerates the split knobs: far more than a nest costs). Private
-// to src/perf/eval.
+// to src/perf: the training examples and the evaluation's predictors read records through it.
 #pragma once
 
 #include <map>
@@ -11,15 +11,18 @@
 #include "glimpse/loop_nest.h"
 #include "glimpse/ops.h"
 #include "glimpse/perf_corpus.h"
+#include "glimpse/program_graph.h"
 #include "glimpse/space.h"
 
 namespace glimpse::perf {
 
 class RecordPrograms {
  public:
-  // The CPU template's nest of `record`; throws Error naming the operator when it does not
-  // instantiate.
+  // The CPU template's nest of `record`; throws Error naming the operator when the record is not
+  // a CPU one or its configuration does not instantiate.
   LoopNest Nest(const PerfCorpusRecord& record);
+  // BuildProgramGraph(Nest(record)).
+  ProgramGraph Graph(const PerfCorpusRecord& record);
 
  private:
   std::map<std::string, std::pair<Operator, std::unique_ptr<ConfigSpace>>> spaces_;

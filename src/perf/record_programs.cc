@@ -1,14 +1,16 @@
-#include "perf/eval/record_programs.h"
+#include "perf/record_programs.h"
 
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
-#include "glimpse/perf_predictor.h"
 
 namespace glimpse {
-
 namespace perf {
 
 LoopNest RecordPrograms::Nest(const PerfCorpusRecord& record) {
+  if (record.target != "cpu") {
+    throw Error("corpus record of '" + record.op + "': target '" + record.target +
+                "' has no program here (CPU records only)");
+  }
   auto it = spaces_.find(record.op);
   if (it == spaces_.end()) {
     Operator op = ParseOperator(record.op);
@@ -23,11 +25,9 @@ LoopNest RecordPrograms::Nest(const PerfCorpusRecord& record) {
   }
 }
 
-}  // namespace perf
-
-LoopNest RecordNest(const PerfCorpusRecord& record) {
-  perf::RecordPrograms programs;
-  return programs.Nest(record);
+ProgramGraph RecordPrograms::Graph(const PerfCorpusRecord& record) {
+  return BuildProgramGraph(Nest(record));
 }
 
+}  // namespace perf
 }  // namespace glimpse
