@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cpu_baselines/bandwidth.h"
@@ -116,6 +117,15 @@ std::vector<OpEntry> CollectOps(const Options& options) {
       entries.push_back({ParseOperator(text), "--op"});
     } catch (const Error& error) {
       throw Error("--op '" + text + "': " + error.what());
+    }
+  }
+  for (const OpEntry& entry : entries) {
+    const bool extended =
+        std::visit([](const auto& shape) { return shape.residual || shape.relu6; }, entry.op);
+    if (extended) {
+      throw Error(entry.source + ": " + OperatorToString(entry.op) +
+                  ": the baselines run the bias and ReLU epilogues only; accepted: the operator "
+                  "without residual=1 and relu6=1");
     }
   }
   return entries;

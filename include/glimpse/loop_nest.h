@@ -122,21 +122,31 @@ struct Access {
 enum class StmtKind : uint8_t {
   kZero,         // dst = 0
   kMultiplyAdd,  // dst += a · b            (a reduction when dst does not depend on a loop)
-  kCopy,         // dst = a [+ bias] [then max(·, 0) when relu]
+  kCopy,         // dst = a [+ bias] [+ residual] [then max(·, 0) when relu, min(max(·, 0), 6)
+                 // when relu6]
 };
 
 struct Stmt {
   StmtKind kind = StmtKind::kZero;
   Access dst;
-  Access a;                    // kMultiplyAdd, kCopy
-  Access b;                    // kMultiplyAdd
-  std::optional<Access> bias;  // kCopy: epilogue bias add
-  bool relu = false;           // kCopy: epilogue ReLU
+  Access a;                        // kMultiplyAdd, kCopy
+  Access b;                        // kMultiplyAdd
+  std::optional<Access> bias;      // kCopy: epilogue bias add
+  std::optional<Access> residual;  // kCopy: epilogue residual add (after the bias)
+  bool relu = false;               // kCopy: epilogue ReLU
+  bool relu6 = false;              // kCopy: epilogue ReLU6 (not with relu)
 
   Stmt() = default;
   explicit Stmt(StmtKind kind, Access dst = {}, Access a = {}, Access b = {})
       : kind(kind), dst(std::move(dst)), a(std::move(a)), b(std::move(b)) {}
 };
+
+// The floating-point operations a kCopy's epilogue does per element: one per addition (bias,
+// residual), one for a ReLU, two for a ReLU6.
+inline double EpilogueFlops(const Stmt& s) {
+  return (s.bias ? 1.0 : 0.0) + (s.residual ? 1.0 : 0.0) + (s.relu ? 1.0 : 0.0) +
+         (s.relu6 ? 2.0 : 0.0);
+}
 
 enum class LoopKind : uint8_t {
   kSerial,

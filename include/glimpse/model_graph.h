@@ -95,16 +95,20 @@ std::vector<int64_t> OpOutputShape(const ModelGraph& graph, const GraphOp& op);
 // ---- Tunable layers
 
 // A node of the graph that is tuned: its operator (conv2d, depthwise_conv2d, dense,
-// batch_matmul) with the epilogue fused into it, and what it covers. Bias is fused when the node
-// has one, and for a dense node without one, an Add of a constant [N] vector that alone reads its
-// output (MatMul + Add, as exporters write a linear layer); then a ReLU is fused when it is the
-// only reader of the output so far (and that output is not a graph output), as ONNX Runtime and
-// TVM fuse them.
+// batch_matmul) with the epilogue (glimpse/ops.h) fused into it, and what it covers, as ONNX
+// Runtime and TVM fuse them. In order, each when it alone reads the output so far (and that
+// output is not a graph output):
+//   bias      the node's own; for a dense node without one, an Add of a constant [N] vector
+//             (MatMul + Add, as exporters write a linear layer);
+//   residual  an Add of another activation of exactly the output's shape that is computed before
+//             the node (a graph input or an earlier op's output): a residual block's shortcut;
+//   ReLU      a Relu, or a Clip to [0, ∞); ReLU6: a Clip to [0, 6].
 struct GraphLayer {
   ModelLayer layer;        // name: the node's; op: the tuned operator
   int op = -1;             // the node's index in graph.ops
-  std::vector<int> fused;  // ops folded into it (bias Add, ReLU), in graph order
-  int output = -1;         // the tensor the fused layer writes (the ReLU's output if fused)
+  std::vector<int> fused;  // ops folded into it (bias Add, residual Add, activation), in order
+  int residual = -1;       // the residual Add's other input (the kernel's residual input), or -1
+  int output = -1;         // the tensor the fused layer writes (the last fused op's output)
 };
 
 // The tunable layers of `graph` in graph order. A node that no operator's template describes

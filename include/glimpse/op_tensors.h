@@ -14,12 +14,14 @@
 
 namespace glimpse {
 
-// A (batched) matrix product C[(b),m,n] = A[(b),m,k] · B[(b),n,k]ᵀ (+ bias[n]) (then ReLU): dense
-// (batch 0, no batch dimension) and batch_matmul, which share their templates.
+// A (batched) matrix product C[(b),m,n] = A[(b),m,k] · B[(b),n,k]ᵀ, then the epilogue
+// (glimpse/ops.h): dense (batch 0, no batch dimension) and batch_matmul, which share their
+// templates.
 struct MatmulDims {
   std::string name;                        // "dense", "batch_matmul": the nests' names
   int64_t batch = 0, m = 1, n = 1, k = 1;  // batch 0: no batch dimension (dense)
   bool bias = false, relu = false;
+  bool residual = false, relu6 = false;
 };
 MatmulDims MatmulDimsOf(const DenseShape& shape);
 MatmulDims MatmulDimsOf(const BatchMatmulShape& shape);
@@ -29,24 +31,26 @@ struct OperatorTensors {
   int input = -1;       // conv2d, depthwise_conv2d: I; dense, batch_matmul: A
   int weight = -1;      // Wt; B
   int bias = -1;        // -1 without bias
+  int residual = -1;    // Res, the output's shape and layout; -1 without a residual
   int output = -1;      // O; C
   int channel_dim = 1;  // the output dimension the bias follows (NCHW: 1; [B,]M,N: the last)
-  bool relu = false;
+  bool relu = false, relu6 = false;
 
-  // The operator's output statement: dst = value (+ bias[dst's channel index]) (then ReLU). A
-  // template chooses where (`dst`, an element of the output, possibly guarded) and what it has
-  // accumulated (`value`); the bias and the ReLU are the operator's. Error when `dst` is not the
-  // output.
+  // The operator's output statement: dst = value (+ bias[dst's channel index]) (+ Res[dst's
+  // index]) (then ReLU or ReLU6). A template chooses where (`dst`, an element of the output,
+  // possibly guarded) and what it has accumulated (`value`); the epilogue is the operator's.
+  // Error when `dst` is not the output.
   Stmt Store(Access dst, Access value) const;
 };
 
 // Declares in `nest`, in this order:
-//   conv2d            I[N,C,H,W], Wt[K,C,R,S], bias[K], O[N,K,OH,OW]
-//   depthwise_conv2d  I[N,C,H,W], Wt[C,R,S],   bias[C], O[N,C,OH,OW]
-//   dense             A[M,K],     B[N,K],      bias[N], C[M,N]
-//   batch_matmul      A[B,M,K],   B[B,N,K],    bias[N], C[B,M,N]
-// as inputs 0, 1, 2 and the output; bias only when the operator has one. Weights and biases are
-// constants (OperatorInputIsConstant); batch_matmul's B is an activation.
+//   conv2d            I[N,C,H,W], Wt[K,C,R,S], bias[K], Res[N,K,OH,OW], O[N,K,OH,OW]
+//   depthwise_conv2d  I[N,C,H,W], Wt[C,R,S],   bias[C], Res[N,C,OH,OW], O[N,C,OH,OW]
+//   dense             A[M,K],     B[N,K],      bias[N], Res[M,N],       C[M,N]
+//   batch_matmul      A[B,M,K],   B[B,N,K],    bias[N], Res[B,M,N],     C[B,M,N]
+// as the inputs (in the kernel ABI's order: bias and Res only when the operator has them) and the
+// output. Weights and biases are constants (OperatorInputIsConstant); batch_matmul's B and every
+// Res are activations.
 OperatorTensors DeclareOperatorTensors(LoopNest& nest, const Operator& op);
 OperatorTensors DeclareMatmulTensors(LoopNest& nest, const MatmulDims& dims);
 

@@ -19,39 +19,50 @@ namespace glimpse {
 // ---- Shapes
 //
 // Each operator's inputs, in the order every backend's kernels take them, are listed in its
-// shape's comment: A, B, bias (dense, batch_matmul); input, weight, bias (conv2d,
-// depthwise_conv2d); bias only when bias=1.
+// shape's comment: A, B, bias, residual (dense, batch_matmul); input, weight, bias, residual
+// (conv2d, depthwise_conv2d); bias only when bias=1, residual only when residual=1.
+//
+// The epilogue, applied to each accumulated output element in this order:
+//   bias=1      + bias[the element's channel: K, C or N]
+//   residual=1  + residual[the element's own index] (an activation of the output's shape: the
+//               shortcut of a residual block, fused as ONNX Runtime and TVM fuse conv + Add)
+//   relu=1      then max(·, 0)
+//   relu6=1     then min(max(·, 0), 6) (ONNX's Clip(0, 6), MobileNet's ReLU6); not with relu=1
 
-// C[M,N] = A[M,K] · B[N,K]ᵀ (+ bias[N]) (then ReLU).
+// C[M,N] = A[M,K] · B[N,K]ᵀ, then the epilogue.
 struct DenseShape {
   int64_t m = 1, n = 1, k = 1;
   bool bias = false, relu = false;
+  bool residual = false, relu6 = false;
 };
 
 // out[N,K,OH,OW] = Σ_{c,r,s} in[N,C,oh·stride + r·dilation − pad, ow·stride + s·dilation − pad]
-//                  · weight[K,C,R,S] (+ bias[K]) (then ReLU); the input is zero outside its bounds.
+//                  · weight[K,C,R,S], then the epilogue; the input is zero outside its bounds.
 struct Conv2dShape {
   int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1;
   int64_t stride = 1, pad = 0, dilation = 1;
   bool bias = false, relu = false;
+  bool residual = false, relu6 = false;
   int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
   int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
 };
 
 // Depthwise conv2d (channel multiplier 1): out[N,C,OH,OW] = Σ_{r,s} in[N,C,ih,iw] · weight[C,R,S]
-// (+ bias[C]) (then ReLU), ih/iw as for Conv2dShape.
+// then the epilogue, ih/iw as for Conv2dShape.
 struct DepthwiseConv2dShape {
   int64_t n = 1, c = 1, h = 1, w = 1, r = 1, s = 1;
   int64_t stride = 1, pad = 0, dilation = 1;
   bool bias = false, relu = false;
+  bool residual = false, relu6 = false;
   int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
   int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
 };
 
-// C[B,M,N] = A[B,M,K] · B[B,N,K]ᵀ per batch b (+ bias[N]) (then ReLU) — dense, batched.
+// C[B,M,N] = A[B,M,K] · B[B,N,K]ᵀ per batch b, then the epilogue — dense, batched.
 struct BatchMatmulShape {
   int64_t b = 1, m = 1, n = 1, k = 1;
   bool bias = false, relu = false;
+  bool residual = false, relu6 = false;
 };
 
 using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, BatchMatmulShape>;
@@ -59,10 +70,12 @@ using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, Bat
 // "dense:M=1,N=1000,K=512,bias=1,relu=0",
 // "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]",
 // "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]" or
-// "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]".
-// Field names are case-sensitive as shown; omitted optional fields take the defaults above,
-// the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming
-// the bad field and the accepted ones, or the unknown operator and the known ones.
+// "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]"; each also takes [,residual=1,relu6=1],
+// which the canonical form writes only when set (so that the workloads without them keep the
+// names they always had). Field names are case-sensitive as shown; omitted optional fields take the
+// defaults above, the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required.
+// Throws Error naming the bad field and the accepted ones, or the unknown operator and the known
+// ones.
 Operator ParseOperator(const std::string& text);
 std::string OperatorToString(const Operator& op);  // the canonical form ParseOperator reads
 std::string OperatorName(
@@ -77,12 +90,13 @@ int64_t OperatorReductionLength(
 
 // ---- Inputs
 
+// The position of the bias and of the residual among the operator's inputs; -1 without one.
+int OperatorBiasInput(const Operator& op);
+int OperatorResidualInput(const Operator& op);
+
 // Whether input `index` (in the order of the shapes' comments above) is a constant of a model —
 // dense's B and bias, conv2d's and depthwise_conv2d's weight and bias, batch_matmul's bias — which
-// a prepare step may read. batch_matmul's A and B are both activations.
-inline bool OperatorInputIsConstant(const Operator& op, int index) {
-  if (std::holds_alternative<BatchMatmulShape>(op)) return index == 2;
-  return index == 1 || index == 2;
-}
+// a prepare step may read. batch_matmul's A and B and every residual are activations.
+bool OperatorInputIsConstant(const Operator& op, int index);
 
 }  // namespace glimpse

@@ -10,7 +10,7 @@ namespace glimpse {
 
 struct ReferenceResult {
   std::vector<double> output;     // the exact-as-possible result, OperatorOutputShape(op) row-major
-  std::vector<double> magnitude;  // per element Σ|a·b| over the reduction (+ |bias|)
+  std::vector<double> magnitude;  // per element Σ|a·b| over the reduction (+ |bias| + |residual|)
 };
 
 // `inputs` in the operator's input order (glimpse/ops.h).

@@ -9,7 +9,7 @@
 #                cuDNN/cuBLAS on ResNet-18 (run_baselines.sh); then, with the time left, a
 #                brute-force sample of ResNet-18's classifier (dense 1×1000×512)
 #         tune   glimpse tune --target cuda --model resnet18 with --tuner T (default xgb), the
-#                time split evenly over its 12 operators; the database is OUT/resnet18-T.db
+#                time split evenly over its tasks; the database is OUT/resnet18-T.db
 #                (carry it back and pass --db to resume)
 #         brute  a brute-force sample of one ResNet-18 convolution (C=128, 28×28, 3×3)
 #   --out       where everything goes (default $OUT, the device tool's folder)
@@ -108,8 +108,10 @@ case "$part" in
     ;;
   tune)
     db=${db:-$out/resnet18-$tuner.db}
-    # 12 operators share the time; the rest covers the builds of the last batch and the report.
-    per_task=$(( ($(left) - 60) / 12 ))
+    # The model's tasks share the time; the rest covers the builds of the last batch and the report.
+    tasks=$("$bundle/glimpse.sh" model show resnet18 --json |
+            python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tasks"]))') || tasks=19
+    per_task=$(( ($(left) - 60) / tasks ))
     step "tune-$tuner" $(( $(left) - 10 )) "$bundle/glimpse.sh" tune --target cuda \
       --model resnet18 --tuner "$tuner" --time-budget "$per_task" \
       --db "$db" --progress log

@@ -194,6 +194,11 @@ class CppEmitter : private codegen::NestPrinter {
       case StmtKind::kCopy: {
         std::string value = AccessCode(s.a, true);
         if (s.bias) value += " + " + AccessCode(*s.bias, true);
+        if (s.residual) value += " + " + AccessCode(*s.residual, true);
+        if (s.relu6) {
+          return "{ float v_ = " + value + "; v_ = v_ > 0.0f ? v_ : 0.0f; " + dst +
+                 " = v_ < 6.0f ? v_ : 6.0f; }";
+        }
         if (!s.relu) return dst + " = " + value + ";";
         return "{ float v_ = " + value + "; " + dst + " = v_ > 0.0f ? v_ : 0.0f; }";
       }

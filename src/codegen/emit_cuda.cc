@@ -351,13 +351,14 @@ class CudaEmitter : private codegen::NestPrinter {
         const Stmt& s = child.stmt;
         Line(depth + 1) << "{\n";
         // Vector temporaries for the loads that can be one access, per operand slot.
-        std::vector<std::string> vectors(4);  // dst, a, b, bias
-        std::vector<const Access*> operands = {&s.dst, &s.a, &s.b, s.bias ? &*s.bias : nullptr};
+        std::vector<const Access*> operands = Operands(s);
+        std::vector<std::string> vectors(operands.size());
         const std::string type = "float" + std::to_string(width);
-        for (int slot = 0; slot < 4; ++slot) {
+        for (size_t slot = 0; slot < operands.size(); ++slot) {
           const Access* access = operands[slot];
-          bool used = slot == 0 || (slot == 1 && s.kind != StmtKind::kZero) ||
-                      (slot == 2 && s.kind == StmtKind::kMultiplyAdd) || (slot == 3 && s.bias);
+          const bool used = slot == 0 || (slot == 1 && s.kind != StmtKind::kZero) ||
+                            (slot == 2 && s.kind == StmtKind::kMultiplyAdd) ||
+                            (slot >= 3 && access != nullptr);
           if (!used || !Vectorizable(*access, loop, start, width)) continue;
           vectors[slot] = "v" + std::to_string(temp++) + "_";
           const bool load = slot != 0 || s.kind == StmtKind::kMultiplyAdd;
@@ -412,6 +413,11 @@ class CudaEmitter : private codegen::NestPrinter {
     return AccessCode(fixed, load);
   }
 
+  // A statement's accesses by slot: dst, a, b, bias, residual (null where absent).
+  static std::vector<const Access*> Operands(const Stmt& s) {
+    return {&s.dst, &s.a, &s.b, s.bias ? &*s.bias : nullptr, s.residual ? &*s.residual : nullptr};
+  }
+
   template <typename Operand>
   static std::string LaneStmtCode(const Stmt& s, const Operand& operand) {
     const std::string dst = operand(0, false);
@@ -423,6 +429,8 @@ class CudaEmitter : private codegen::NestPrinter {
       case StmtKind::kCopy: {
         std::string value = operand(1, true);
         if (s.bias) value += " + " + operand(3, true);
+        if (s.residual) value += " + " + operand(4, true);
+        if (s.relu6) return dst + " = fminf(fmaxf(" + value + ", 0.0f), 6.0f);";
         if (!s.relu) return dst + " = " + value + ";";
         return dst + " = fmaxf(" + value + ", 0.0f);";
       }
@@ -432,7 +440,7 @@ class CudaEmitter : private codegen::NestPrinter {
 
   // A guarded destination (Access::zero_outside) skips the statement outside the tensor.
   std::string StmtCode(const Stmt& s) const {
-    std::vector<const Access*> operands = {&s.dst, &s.a, &s.b, s.bias ? &*s.bias : nullptr};
+    std::vector<const Access*> operands = Operands(s);
     std::string code =
         LaneStmtCode(s, [&](int slot, bool load) { return AccessCode(*operands[slot], load); });
     const std::string guard = s.dst.zero_outside ? Guard(s.dst) : "";

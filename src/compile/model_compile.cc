@@ -177,7 +177,7 @@ class Compiler {
         kernel.best_time_s = sibling->time_s;
         Warn(
             fmt::format("{} (layer {}): no tuning record on {}; using the best configuration of "
-                        "{} (the same shape with the other ReLU epilogue, {:.4g} ms)",
+                        "{} (the same shape with another epilogue, {:.4g} ms)",
                         text, layer.layer.name, device, sibling_op, sibling->time_s * 1e3));
       } else {
         kernel.config = DefaultCpuConfig(layer.layer.op);
@@ -207,23 +207,45 @@ class Compiler {
     }
   }
 
-  // The best ok record of the same shape with the ReLU epilogue flipped (a fused ReLU changes
-  // the task, not the space's knobs), when its configuration is valid here.
+  // The best ok record of the same shape with another activation or residual epilogue (the
+  // epilogue changes the task, not the space's knobs), when its configuration is valid here;
+  // the siblings nearest the operator (fewest epilogue fields changed) first.
   std::optional<TuningRecord> SiblingBest(const Operator& op, const Task& task,
                                           const std::string& device,
                                           std::string* sibling_op) const {
-    Operator flipped = op;
-    std::visit([](auto& shape) { shape.relu = !shape.relu; }, flipped);
-    const Task other = MakeCpuTask(flipped);
-    const std::vector<TuningRecord> best = options_.database->Best(other.WorkloadKey(), device, 1);
-    if (best.empty() || best.front().status != MeasureStatus::kOk) return std::nullopt;
-    try {
-      if (!task.space.IsValid(task.space.ConfigFromJson(best.front().config))) return std::nullopt;
-    } catch (const Error&) {
-      return std::nullopt;
+    std::vector<std::pair<int, Operator>> siblings;
+    for (int activation = 0; activation < 3; ++activation) {  // none, ReLU, ReLU6
+      for (bool residual : {false, true}) {
+        Operator sibling = op;
+        int changed = 0;
+        std::visit(
+            [&](auto& shape) {
+              changed += (shape.residual != residual) + (shape.relu != (activation == 1)) +
+                         (shape.relu6 != (activation == 2));
+              shape.residual = residual;
+              shape.relu = activation == 1;
+              shape.relu6 = activation == 2;
+            },
+            sibling);
+        if (changed > 0) siblings.emplace_back(changed, std::move(sibling));
+      }
     }
-    *sibling_op = OperatorToString(flipped);
-    return best.front();
+    std::stable_sort(siblings.begin(), siblings.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [changed, sibling] : siblings) {
+      const Task other = MakeCpuTask(sibling);
+      const std::vector<TuningRecord> best =
+          options_.database->Best(other.WorkloadKey(), device, 1);
+      if (best.empty() || best.front().status != MeasureStatus::kOk) continue;
+      try {
+        if (!task.space.IsValid(task.space.ConfigFromJson(best.front().config))) continue;
+      } catch (const Error&) {
+        continue;
+      }
+      *sibling_op = OperatorToString(sibling);
+      return best.front();
+    }
+    return std::nullopt;
   }
 
   // ---- Steps and memory
@@ -271,6 +293,7 @@ class Compiler {
         }
       }
     }
+    if (layer.residual >= 0) inputs.push_back(layer.residual);
     return inputs;
   }
 

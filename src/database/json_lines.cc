@@ -10,6 +10,7 @@
 #include <set>
 
 #include "database/database_impl.h"
+#include "database/schema.h"
 #include "glimpse/error.h"
 
 namespace glimpse {
@@ -166,6 +167,7 @@ TuningRecord ParseRecord(const LineReader& reader) {
 }
 
 struct ParsedFile {
+  std::vector<std::pair<std::string, std::string>> notes;  // key, value
   std::vector<WorkloadEntry> workloads;
   std::vector<TuningRecord> records;
   std::vector<int64_t> record_lines;  // the line number of each record, for error messages
@@ -196,8 +198,14 @@ ParsedFile ParseLines(std::istream& in, const std::string& source_name) {
     } else if (type == "record") {
       parsed.records.push_back(ParseRecord(reader));
       parsed.record_lines.push_back(line_number);
+    } else if (type == "note") {
+      std::string key = reader.String("key");
+      if (database::IsReservedMetaKey(key)) {
+        reader.Fail("key", "'" + key + "' is the database's own, not a note");
+      }
+      parsed.notes.emplace_back(std::move(key), reader.String("value"));
     } else {
-      reader.Fail("type", "unknown type '" + type + "'; known: workload, record");
+      reader.Fail("type", "unknown type '" + type + "'; known: note, workload, record");
     }
   }
   if (in.bad()) throw Error(source_name + ": read error");
@@ -210,6 +218,20 @@ int64_t Database::ExportJsonLines(std::ostream& out, const std::string& key_pref
   std::lock_guard<std::mutex> lock(impl_->mutex);
   database::Connection& connection = *impl_->connection;
   Transaction snapshot(connection, Transaction::Kind::kRead);
+  if (key_prefix.empty()) {
+    // Notes (a command's run log, e.g. the corpus's) belong to the whole database, so only a
+    // whole-database export carries them.
+    Statement notes(connection, "SELECT key, value FROM meta ORDER BY key");
+    while (notes.Step()) {
+      std::string key = notes.Text(0);
+      if (database::IsReservedMetaKey(key)) continue;
+      OrderedJson line;
+      line["type"] = "note";
+      line["key"] = key;
+      line["value"] = notes.Text(1);
+      out << line.dump() << '\n';
+    }
+  }
   // substr() rather than LIKE: keys could hold '%' or '_'.
   const char* matches = "substr(key, 1, length(?1)) = ?1";
   Statement workloads(connection,
@@ -254,6 +276,13 @@ int64_t Database::ImportJsonLines(std::istream& in, const std::string& source_na
   }
   for (const WorkloadEntry& workload : parsed.workloads) {
     database::InsertWorkload(connection, workload);
+  }
+  // A note the database already has is kept: it is the database's own account of its runs.
+  Statement add_note(connection, "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");
+  for (const auto& [key, value] : parsed.notes) {
+    add_note.Reset();
+    add_note.Bind(1, key).Bind(2, value);
+    add_note.Run();
   }
   // A record counts as present when one with the same workload, device, configuration and start
   // time exists, including one added earlier in this same import.

@@ -105,6 +105,14 @@ bool CheckSchema(Connection& connection) {
   return true;
 }
 
+}  // namespace
+
+bool IsReservedMetaKey(const std::string& key) {
+  return key == "schema_version" || key == "application";
+}
+
+namespace {
+
 void CreateSchema(Connection& connection) {
   Transaction transaction(connection);
   // Another process may have created the schema between our check and taking the write lock.

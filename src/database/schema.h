@@ -12,6 +12,10 @@ namespace glimpse::database {
 // tables in schema.cc, and teach OpenDatabase to migrate the older versions.
 inline constexpr int kSchemaVersion = 1;
 
+// The keys of the `meta` table that describe the database itself (schema_version, application);
+// every other key is a note of a command (Database::SetNote).
+bool IsReservedMetaKey(const std::string& key);
+
 // Opens `path` (":memory:" for a private in-memory database), creating the file and schema when
 // `create` is set. Throws Error naming the path when the directory or file is missing, the file is
 // not an SQLite database, is an SQLite database of something else, or has a newer schema. A file

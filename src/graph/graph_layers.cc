@@ -1,6 +1,9 @@
 // The tunable layers of a model graph (glimpse/model_graph.h GraphLayers): each convolution and
-// matrix product as the operator glimpse tunes, with its bias and a ReLU that only it feeds fused.
+// matrix product as the operator glimpse tunes, with its epilogue fused — the bias, a residual
+// Add and a ReLU or ReLU6 that only it feeds.
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "glimpse/error.h"
 #include "glimpse/model_graph.h"
@@ -80,18 +83,37 @@ Operator BatchMatmulOperator(const ModelGraph& graph, const GraphOp& op) {
   return s;
 }
 
-void SetRelu(Operator& op) {
-  std::visit([](auto& shape) { shape.relu = true; }, op);
+// Whether `op` is an activation the operators' epilogue has: ReLU, or a Clip to [0, 6] (ReLU6)
+// or to [0, ∞) (a ReLU written as a Clip).
+bool FusableActivation(const GraphOp& op, bool* relu6) {
+  *relu6 = false;
+  if (op.kind == GraphOpKind::kRelu) return true;
+  if (op.kind != GraphOpKind::kClip || op.clip_min != 0.0f) return false;
+  if (op.clip_max == 6.0f) {
+    *relu6 = true;
+    return true;
+  }
+  return std::isinf(op.clip_max) && op.clip_max > 0;
+}
+
+void SetActivation(Operator& op, bool relu6) {
+  std::visit(
+      [relu6](auto& shape) {
+        shape.relu = !relu6;
+        shape.relu6 = relu6;
+      },
+      op);
 }
 
 }  // namespace
 
 std::vector<GraphLayer> GraphLayers(const ModelGraph& graph, std::vector<std::string>* untunable) {
   const std::vector<int> consumers = graph.Consumers();
-  // The op reading each tensor, when exactly one does.
-  std::vector<int> reader(graph.tensors.size(), -1);
+  // The op reading each tensor, when exactly one does; the op writing it.
+  std::vector<int> reader(graph.tensors.size(), -1), writer(graph.tensors.size(), -1);
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     for (int input : graph.ops[i].inputs) reader[input] = static_cast<int>(i);
+    writer[graph.ops[i].output] = static_cast<int>(i);
   }
   std::vector<GraphLayer> layers;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
@@ -137,11 +159,31 @@ std::vector<GraphLayer> GraphLayers(const ModelGraph& graph, std::vector<std::st
         layer.output = add.output;
       }
     }
-    if (sole_reader() >= 0 && graph.ops[sole_reader()].kind == GraphOpKind::kRelu) {
-      SetRelu(layer.layer.op);
-      const int relu = sole_reader();
-      layer.fused.push_back(relu);
-      layer.output = graph.ops[relu].output;
+    // A residual Add: the output plus another activation of exactly its shape (a residual
+    // block's shortcut). The layer runs where its node is, so the shortcut must be computed
+    // before it: a graph input or an earlier op's output. (Where a block's downsampling
+    // convolution comes after its last convolution, as exporters write it, the Add is fused
+    // into the downsampling one — the sum is the same.)
+    if (sole_reader() >= 0 && graph.ops[sole_reader()].kind == GraphOpKind::kAdd) {
+      const GraphOp& add = graph.ops[sole_reader()];
+      const int other = add.inputs.size() == 2 && add.inputs[0] != add.inputs[1]
+                            ? add.inputs[add.inputs[0] == layer.output ? 1 : 0]
+                            : -1;
+      if (other >= 0 && !graph.tensors[other].constant &&
+          graph.tensors[other].shape == graph.tensors[layer.output].shape &&
+          writer[other] < static_cast<int>(i)) {
+        std::visit([](auto& shape) { shape.residual = true; }, layer.layer.op);
+        layer.residual = other;
+        layer.fused.push_back(sole_reader());
+        layer.output = add.output;
+      }
+    }
+    bool relu6 = false;
+    if (sole_reader() >= 0 && FusableActivation(graph.ops[sole_reader()], &relu6)) {
+      SetActivation(layer.layer.op, relu6);
+      const int activation = sole_reader();
+      layer.fused.push_back(activation);
+      layer.output = graph.ops[activation].output;
     }
     layers.push_back(std::move(layer));
   }

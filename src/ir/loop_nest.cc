@@ -203,6 +203,7 @@ void SubstituteTree(std::vector<Node>& nodes, const std::string& loop,
     SubstituteAccess(node.stmt.a, loop, replacement);
     SubstituteAccess(node.stmt.b, loop, replacement);
     if (node.stmt.bias) SubstituteAccess(*node.stmt.bias, loop, replacement);
+    if (node.stmt.residual) SubstituteAccess(*node.stmt.residual, loop, replacement);
   }
 }
 
@@ -322,6 +323,7 @@ void LoopNest::Validate() const {
     if (s.kind != StmtKind::kZero) reads.push_back(&s.a);
     if (s.kind == StmtKind::kMultiplyAdd) reads.push_back(&s.b);
     if (s.bias) reads.push_back(&*s.bias);
+    if (s.residual) reads.push_back(&*s.residual);
     for (const Access* read : reads) {
       const TensorDecl& t = tensors[read->tensor];
       bool allowed = (t.role == TensorRole::kInput && t.constant) ||
@@ -356,6 +358,11 @@ void LoopNest::Validate() const {
            if (s.kind != StmtKind::kZero) check(s.a, loops, true);
            if (s.kind == StmtKind::kMultiplyAdd) check(s.b, loops, true);
            if (s.bias) check(*s.bias, loops, true);
+           if (s.residual) check(*s.residual, loops, true);
+           if (s.relu && s.relu6) {
+             throw Error("loop nest '" + name + "': a copy into " + tensors[s.dst.tensor].name +
+                         " applies both relu and relu6; accepted: one of them");
+           }
            check_roles(s, in_prepare);
          });
   }
@@ -481,9 +488,10 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
         out << " += " << AccessToString(nest, s.a) << " * " << AccessToString(nest, s.b);
         break;
       case StmtKind::kCopy:
-        out << " = " << (s.relu ? "relu(" : "") << AccessToString(nest, s.a);
+        out << " = " << (s.relu ? "relu(" : s.relu6 ? "relu6(" : "") << AccessToString(nest, s.a);
         if (s.bias) out << " + " << AccessToString(nest, *s.bias);
-        out << (s.relu ? ")" : "");
+        if (s.residual) out << " + " << AccessToString(nest, *s.residual);
+        out << (s.relu || s.relu6 ? ")" : "");
         break;
     }
     out << "\n";

@@ -156,6 +156,7 @@ class GpuNestValidator {
       }
       std::vector<const Access*> accesses = {&s.dst, &s.a};
       if (s.bias) accesses.push_back(&*s.bias);
+      if (s.residual) accesses.push_back(&*s.residual);
       for (const Access* access : accesses) {
         for (const AffineExpr& e : access->index) {
           for (const auto& [var, coefficient] : e.terms) {

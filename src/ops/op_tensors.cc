@@ -24,29 +24,40 @@ int Output(LoopNest& nest, std::string name, std::vector<int64_t> shape, std::st
       {std::move(name), std::move(shape), std::move(layout), DType::kFloat32, TensorRole::kOutput});
 }
 
-// I, a weight of `weight_shape`, the bias, O: the convolutions' tensors.
-OperatorTensors DeclareConvolution(LoopNest& nest, std::vector<int64_t> input_shape,
+// The residual Res (the output's shape and layout), the input after the bias, when there is one.
+void DeclareResidual(LoopNest& nest, OperatorTensors& t, bool residual,
+                     const std::vector<int64_t>& output_shape, const std::string& layout) {
+  if (!residual) return;
+  t.residual = Input(nest, "Res", output_shape, layout, t.bias >= 0 ? 3 : 2, false);
+}
+
+// I, a weight of `weight_shape`, the bias, Res, O: the convolutions' tensors.
+template <typename Shape>
+OperatorTensors DeclareConvolution(LoopNest& nest, const Shape& shape,
                                    std::vector<int64_t> weight_shape, std::string weight_layout,
-                                   bool bias, std::string bias_layout,
-                                   std::vector<int64_t> output_shape) {
+                                   std::string bias_layout, int64_t channels) {
   OperatorTensors t;
-  const int64_t channels = output_shape[1];
-  t.input = Input(nest, "I", std::move(input_shape), "NCHW", 0, false);
+  const std::vector<int64_t> output_shape{shape.n, channels, shape.OutH(), shape.OutW()};
+  t.input = Input(nest, "I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", 0, false);
   t.weight = Input(nest, "Wt", std::move(weight_shape), std::move(weight_layout), 1, true);
-  if (bias) t.bias = Input(nest, "bias", {channels}, bias_layout, 2, true);
-  t.output = Output(nest, "O", std::move(output_shape), "NCHW");
+  if (shape.bias) t.bias = Input(nest, "bias", {channels}, std::move(bias_layout), 2, true);
+  DeclareResidual(nest, t, shape.residual, output_shape, "NCHW");
+  t.output = Output(nest, "O", output_shape, "NCHW");
   t.channel_dim = 1;
+  t.relu = shape.relu, t.relu6 = shape.relu6;
   return t;
 }
 
 }  // namespace
 
 MatmulDims MatmulDimsOf(const DenseShape& shape) {
-  return {"dense", 0, shape.m, shape.n, shape.k, shape.bias, shape.relu};
+  return {"dense",    0,          shape.m,        shape.n,    shape.k,
+          shape.bias, shape.relu, shape.residual, shape.relu6};
 }
 
 MatmulDims MatmulDimsOf(const BatchMatmulShape& shape) {
-  return {"batch_matmul", shape.b, shape.m, shape.n, shape.k, shape.bias, shape.relu};
+  return {"batch_matmul", shape.b,    shape.m,        shape.n,    shape.k,
+          shape.bias,     shape.relu, shape.residual, shape.relu6};
 }
 
 OperatorTensors DeclareMatmulTensors(LoopNest& nest, const MatmulDims& dims) {
@@ -60,9 +71,11 @@ OperatorTensors DeclareMatmulTensors(LoopNest& nest, const MatmulDims& dims) {
   // dense's B is a weight; batch_matmul's an activation.
   t.weight = Input(nest, "B", with_batch({dims.n, dims.k}), batched ? "BNK" : "NK", 1, !batched);
   if (dims.bias) t.bias = Input(nest, "bias", {dims.n}, "N", 2, true);
-  t.output = Output(nest, "C", with_batch({dims.m, dims.n}), batched ? "BMN" : "MN");
+  const std::string output_layout = batched ? "BMN" : "MN";
+  DeclareResidual(nest, t, dims.residual, with_batch({dims.m, dims.n}), output_layout);
+  t.output = Output(nest, "C", with_batch({dims.m, dims.n}), output_layout);
   t.channel_dim = batched ? 2 : 1;
-  t.relu = dims.relu;
+  t.relu = dims.relu, t.relu6 = dims.relu6;
   return t;
 }
 
@@ -72,7 +85,10 @@ Stmt OperatorTensors::Store(Access dst, Access value) const {
   }
   Stmt store{StmtKind::kCopy, std::move(dst), std::move(value)};
   if (bias >= 0) store.bias = Access{bias, {store.dst.index[channel_dim]}};
-  store.relu = relu;
+  // Res has the output's shape: the destination's element. Read guarded where the destination is:
+  // a guarded store is skipped outside the output, so the guard only keeps validation exact.
+  if (residual >= 0) store.residual = Access{residual, store.dst.index, store.dst.zero_outside};
+  store.relu = relu, store.relu6 = relu6;
   return store;
 }
 
@@ -81,17 +97,10 @@ OperatorTensors DeclareOperatorTensors(LoopNest& nest, const Operator& op) {
       [&](const auto& shape) -> OperatorTensors {
         using Shape = std::decay_t<decltype(shape)>;
         if constexpr (std::is_same_v<Shape, Conv2dShape>) {
-          OperatorTensors t = DeclareConvolution(
-              nest, {shape.n, shape.c, shape.h, shape.w}, {shape.k, shape.c, shape.r, shape.s},
-              "KCRS", shape.bias, "K", {shape.n, shape.k, shape.OutH(), shape.OutW()});
-          t.relu = shape.relu;
-          return t;
+          return DeclareConvolution(nest, shape, {shape.k, shape.c, shape.r, shape.s}, "KCRS", "K",
+                                    shape.k);
         } else if constexpr (std::is_same_v<Shape, DepthwiseConv2dShape>) {
-          OperatorTensors t = DeclareConvolution(
-              nest, {shape.n, shape.c, shape.h, shape.w}, {shape.c, shape.r, shape.s}, "CRS",
-              shape.bias, "C", {shape.n, shape.c, shape.OutH(), shape.OutW()});
-          t.relu = shape.relu;
-          return t;
+          return DeclareConvolution(nest, shape, {shape.c, shape.r, shape.s}, "CRS", "C", shape.c);
         } else {
           return DeclareMatmulTensors(nest, MatmulDimsOf(shape));
         }

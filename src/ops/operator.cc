@@ -16,18 +16,25 @@ struct FieldSpec {
 };
 
 const FieldSpec& SpecOf(const std::string& op) {
-  static const FieldSpec kDense{{"M", "N", "K"}, {"bias", "relu"}};
+  static const FieldSpec kDense{{"M", "N", "K"}, {"bias", "relu", "residual", "relu6"}};
   static const FieldSpec kConv{{"N", "C", "H", "W", "K", "R", "S"},
-                               {"stride", "pad", "dilation", "bias", "relu"}};
-  static const FieldSpec kDepthwise{{"N", "C", "H", "W", "R", "S"},
-                                    {"stride", "pad", "dilation", "bias", "relu"}};
-  static const FieldSpec kBatchMatmul{{"B", "M", "N", "K"}, {"bias", "relu"}};
+                               {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6"}};
+  static const FieldSpec kDepthwise{
+      {"N", "C", "H", "W", "R", "S"},
+      {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6"}};
+  static const FieldSpec kBatchMatmul{{"B", "M", "N", "K"}, {"bias", "relu", "residual", "relu6"}};
   if (op == "dense") return kDense;
   if (op == "conv2d") return kConv;
   if (op == "depthwise_conv2d") return kDepthwise;
   if (op == "batch_matmul") return kBatchMatmul;
   throw Error("unknown operator '" + op +
               "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
+}
+
+// The epilogue fields that appear in the canonical form and in JSON only when set: workloads
+// named before they existed keep their names (and their tuning records).
+bool WrittenOnlyWhenSet(const std::string& field) {
+  return field == "residual" || field == "relu6";
 }
 
 std::string Accepted(const FieldSpec& spec) {
@@ -59,13 +66,15 @@ std::map<std::string, int64_t> CheckFields(const std::string& op,
   auto default_to = [&](const char* name, int64_t value) { out.emplace(name, value); };
   default_to("bias", 0);
   default_to("relu", 0);
+  default_to("residual", 0);
+  default_to("relu6", 0);
   if (op == "conv2d" || op == "depthwise_conv2d") {
     default_to("stride", 1);
     default_to("pad", 0);
     default_to("dilation", 1);
   }
   for (const auto& [name, value] : out) {
-    bool flag = name == "bias" || name == "relu";
+    bool flag = name == "bias" || name == "relu" || name == "residual" || name == "relu6";
     int64_t lo = flag || name == "pad" ? 0 : 1;
     int64_t hi = flag ? 1 : (int64_t{1} << 20);
     if (value < lo || value > hi) {
@@ -73,16 +82,32 @@ std::map<std::string, int64_t> CheckFields(const std::string& op,
                   (flag ? "0 or 1" : "an integer in [" + std::to_string(lo) + ", 1048576]"));
     }
   }
+  if (out["relu"] != 0 && out["relu6"] != 0) {
+    throw Error(op +
+                ": fields 'relu' and 'relu6' are both 1; accepted: one of them (relu6 already "
+                "clamps at 0)");
+  }
   return out;
+}
+
+// The epilogue's fields of `shape` from checked fields.
+template <typename Shape>
+void SetEpilogue(Shape& shape, std::map<std::string, int64_t>& f) {
+  shape.bias = f["bias"] != 0, shape.relu = f["relu"] != 0;
+  shape.residual = f["residual"] != 0, shape.relu6 = f["relu6"] != 0;
 }
 
 Operator FromFields(const std::string& op, const std::map<std::string, int64_t>& raw) {
   std::map<std::string, int64_t> f = CheckFields(op, raw);
   if (op == "dense") {
-    return DenseShape{f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
+    DenseShape d{f["M"], f["N"], f["K"]};
+    SetEpilogue(d, f);
+    return d;
   }
   if (op == "batch_matmul") {
-    return BatchMatmulShape{f["B"], f["M"], f["N"], f["K"], f["bias"] != 0, f["relu"] != 0};
+    BatchMatmulShape b{f["B"], f["M"], f["N"], f["K"]};
+    SetEpilogue(b, f);
+    return b;
   }
   auto check_window = [&op](int64_t out_h, int64_t out_w) {
     if (out_h < 1 || out_w < 1) {
@@ -95,14 +120,14 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
     DepthwiseConv2dShape d;
     d.n = f["N"], d.c = f["C"], d.h = f["H"], d.w = f["W"], d.r = f["R"], d.s = f["S"];
     d.stride = f["stride"], d.pad = f["pad"], d.dilation = f["dilation"];
-    d.bias = f["bias"] != 0, d.relu = f["relu"] != 0;
+    SetEpilogue(d, f);
     check_window(d.OutH(), d.OutW());
     return d;
   }
   Conv2dShape c;
   c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"], c.s = f["S"];
   c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
-  c.bias = f["bias"] != 0, c.relu = f["relu"] != 0;
+  SetEpilogue(c, f);
   check_window(c.OutH(), c.OutW());
   return c;
 }
@@ -162,53 +187,60 @@ std::string OperatorName(const Operator& op) {
 
 Json OperatorToJson(const Operator& op) {
   auto flag = [](bool b) { return b ? 1 : 0; };
-  return std::visit(Overloaded{[&](const DenseShape& d) -> Json {
-                                 return {{"op", "dense"},
-                                         {"M", d.m},
-                                         {"N", d.n},
-                                         {"K", d.k},
-                                         {"bias", flag(d.bias)},
-                                         {"relu", flag(d.relu)}};
-                               },
-                               [&](const Conv2dShape& c) -> Json {
-                                 return {{"op", "conv2d"},
-                                         {"N", c.n},
-                                         {"C", c.c},
-                                         {"H", c.h},
-                                         {"W", c.w},
-                                         {"K", c.k},
-                                         {"R", c.r},
-                                         {"S", c.s},
-                                         {"stride", c.stride},
-                                         {"pad", c.pad},
-                                         {"dilation", c.dilation},
-                                         {"bias", flag(c.bias)},
-                                         {"relu", flag(c.relu)}};
-                               },
-                               [&](const DepthwiseConv2dShape& d) -> Json {
-                                 return {{"op", "depthwise_conv2d"},
-                                         {"N", d.n},
-                                         {"C", d.c},
-                                         {"H", d.h},
-                                         {"W", d.w},
-                                         {"R", d.r},
-                                         {"S", d.s},
-                                         {"stride", d.stride},
-                                         {"pad", d.pad},
-                                         {"dilation", d.dilation},
-                                         {"bias", flag(d.bias)},
-                                         {"relu", flag(d.relu)}};
-                               },
-                               [&](const BatchMatmulShape& b) -> Json {
-                                 return {{"op", "batch_matmul"},
-                                         {"B", b.b},
-                                         {"M", b.m},
-                                         {"N", b.n},
-                                         {"K", b.k},
-                                         {"bias", flag(b.bias)},
-                                         {"relu", flag(b.relu)}};
-                               }},
-                    op);
+  Json json = std::visit(Overloaded{[&](const DenseShape& d) -> Json {
+                                      return {{"op", "dense"},
+                                              {"M", d.m},
+                                              {"N", d.n},
+                                              {"K", d.k},
+                                              {"bias", flag(d.bias)},
+                                              {"relu", flag(d.relu)}};
+                                    },
+                                    [&](const Conv2dShape& c) -> Json {
+                                      return {{"op", "conv2d"},
+                                              {"N", c.n},
+                                              {"C", c.c},
+                                              {"H", c.h},
+                                              {"W", c.w},
+                                              {"K", c.k},
+                                              {"R", c.r},
+                                              {"S", c.s},
+                                              {"stride", c.stride},
+                                              {"pad", c.pad},
+                                              {"dilation", c.dilation},
+                                              {"bias", flag(c.bias)},
+                                              {"relu", flag(c.relu)}};
+                                    },
+                                    [&](const DepthwiseConv2dShape& d) -> Json {
+                                      return {{"op", "depthwise_conv2d"},
+                                              {"N", d.n},
+                                              {"C", d.c},
+                                              {"H", d.h},
+                                              {"W", d.w},
+                                              {"R", d.r},
+                                              {"S", d.s},
+                                              {"stride", d.stride},
+                                              {"pad", d.pad},
+                                              {"dilation", d.dilation},
+                                              {"bias", flag(d.bias)},
+                                              {"relu", flag(d.relu)}};
+                                    },
+                                    [&](const BatchMatmulShape& b) -> Json {
+                                      return {{"op", "batch_matmul"},
+                                              {"B", b.b},
+                                              {"M", b.m},
+                                              {"N", b.n},
+                                              {"K", b.k},
+                                              {"bias", flag(b.bias)},
+                                              {"relu", flag(b.relu)}};
+                                    }},
+                         op);
+  std::visit(
+      [&](const auto& shape) {
+        if (shape.residual) json["residual"] = 1;
+        if (shape.relu6) json["relu6"] = 1;
+      },
+      op);
+  return json;
 }
 
 Operator OperatorFromJson(const Json& json) {
@@ -237,6 +269,7 @@ std::string OperatorToString(const Operator& op) {
   bool first = true;
   for (const auto* list : {&spec.required, &spec.optional}) {
     for (const std::string& f : *list) {
+      if (WrittenOnlyWhenSet(f) && !json.contains(f)) continue;
       out += (first ? "" : ",") + f + "=" + std::to_string(json[f].get<int64_t>());
       first = false;
     }
@@ -270,27 +303,43 @@ std::vector<int64_t> OperatorOutputShape(const Operator& op) {
 
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op) {
   using Shapes = std::vector<std::vector<int64_t>>;
-  return std::visit(Overloaded{[](const DenseShape& d) {
-                                 Shapes s{{d.m, d.k}, {d.n, d.k}};
-                                 if (d.bias) s.push_back({d.n});
-                                 return s;
-                               },
-                               [](const Conv2dShape& c) {
-                                 Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
-                                 if (c.bias) s.push_back({c.k});
-                                 return s;
-                               },
-                               [](const DepthwiseConv2dShape& d) {
-                                 Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
-                                 if (d.bias) s.push_back({d.c});
-                                 return s;
-                               },
-                               [](const BatchMatmulShape& b) {
-                                 Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
-                                 if (b.bias) s.push_back({b.n});
-                                 return s;
-                               }},
+  Shapes shapes = std::visit(Overloaded{[](const DenseShape& d) {
+                                          Shapes s{{d.m, d.k}, {d.n, d.k}};
+                                          if (d.bias) s.push_back({d.n});
+                                          return s;
+                                        },
+                                        [](const Conv2dShape& c) {
+                                          Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
+                                          if (c.bias) s.push_back({c.k});
+                                          return s;
+                                        },
+                                        [](const DepthwiseConv2dShape& d) {
+                                          Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
+                                          if (d.bias) s.push_back({d.c});
+                                          return s;
+                                        },
+                                        [](const BatchMatmulShape& b) {
+                                          Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
+                                          if (b.bias) s.push_back({b.n});
+                                          return s;
+                                        }},
+                             op);
+  if (OperatorResidualInput(op) >= 0) shapes.push_back(OperatorOutputShape(op));
+  return shapes;
+}
+
+int OperatorBiasInput(const Operator& op) {
+  return std::visit([](const auto& shape) { return shape.bias ? 2 : -1; }, op);
+}
+
+int OperatorResidualInput(const Operator& op) {
+  return std::visit([](const auto& shape) { return shape.residual ? (shape.bias ? 3 : 2) : -1; },
                     op);
+}
+
+bool OperatorInputIsConstant(const Operator& op, int index) {
+  if (index == OperatorBiasInput(op)) return true;
+  return index == 1 && !std::holds_alternative<BatchMatmulShape>(op);
 }
 
 double OperatorFlops(const Operator& op) {

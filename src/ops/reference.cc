@@ -8,10 +8,24 @@ namespace glimpse {
 
 namespace {
 
-void Epilogue(ReferenceResult& result, size_t index, double bias, bool relu) {
-  result.output[index] += bias;
-  result.magnitude[index] += std::fabs(bias);
-  if (relu && result.output[index] < 0) result.output[index] = 0;
+// Applies the operator's epilogue (glimpse/ops.h) to accumulated element `index`, whose output
+// channel (the bias's index) is `channel`. The additions count in the element's magnitude.
+template <typename Shape>
+void Epilogue(const Shape& shape, const std::vector<std::vector<float>>& inputs, int64_t channel,
+              size_t index, ReferenceResult& result) {
+  double& out = result.output[index];
+  double& magnitude = result.magnitude[index];
+  if (shape.bias) {
+    out += inputs[2][channel];
+    magnitude += std::fabs(inputs[2][channel]);
+  }
+  if (shape.residual) {
+    const double residual = inputs[shape.bias ? 3 : 2][index];
+    out += residual;
+    magnitude += std::fabs(residual);
+  }
+  if ((shape.relu || shape.relu6) && out < 0) out = 0;
+  if (shape.relu6 && out > 6) out = 6;
 }
 
 // out[batch][m][n] = Σ_k A[batch][m][k] · B[batch][n][k] (B stored transposed, as both matmul
@@ -33,7 +47,7 @@ void BatchMatmul(const std::vector<std::vector<float>>& inputs, const BatchMatmu
         size_t i = (batch * bm.m + m) * bm.n + n;
         result.output[i] = sum;
         result.magnitude[i] = mag;
-        Epilogue(result, i, bm.bias ? inputs[2][n] : 0.0, bm.relu);
+        Epilogue(bm, inputs, n, i, result);
       }
     }
   }
@@ -49,7 +63,9 @@ ReferenceResult ComputeReference(const Operator& op,
   result.output.assign(count, 0.0);
   result.magnitude.assign(count, 0.0);
   if (const auto* d = std::get_if<DenseShape>(&op)) {
-    BatchMatmul(inputs, BatchMatmulShape{1, d->m, d->n, d->k, d->bias, d->relu}, result);
+    BatchMatmul(inputs,
+                BatchMatmulShape{1, d->m, d->n, d->k, d->bias, d->relu, d->residual, d->relu6},
+                result);
     return result;
   }
   if (const auto* bm = std::get_if<BatchMatmulShape>(&op)) {
@@ -79,7 +95,7 @@ ReferenceResult ComputeReference(const Operator& op,
             size_t i = ((n * d->c + ch) * oh_count + oh) * ow_count + ow;
             result.output[i] = sum;
             result.magnitude[i] = mag;
-            Epilogue(result, i, d->bias ? inputs[2][ch] : 0.0, d->relu);
+            Epilogue(*d, inputs, ch, i, result);
           }
         }
       }
@@ -111,7 +127,7 @@ ReferenceResult ComputeReference(const Operator& op,
           size_t i = ((n * c.k + k) * oh_count + oh) * ow_count + ow;
           result.output[i] = sum;
           result.magnitude[i] = mag;
-          Epilogue(result, i, c.bias ? inputs[2][k] : 0.0, c.relu);
+          Epilogue(c, inputs, k, i, result);
         }
       }
     }

@@ -80,6 +80,9 @@ class Builder {
     if (stmt.kind != StmtKind::kZero) uses.push_back({&stmt.a, false, false});
     if (mac) uses.push_back({&stmt.b, false, false});
     if (stmt.kind == StmtKind::kCopy && stmt.bias) uses.push_back({&*stmt.bias, false, false});
+    if (stmt.kind == StmtKind::kCopy && stmt.residual) {
+      uses.push_back({&*stmt.residual, false, false});
+    }
     if (mac) uses.push_back({&stmt.dst, false, true});
     uses.push_back({&stmt.dst, true, mac});
     return uses;
@@ -173,9 +176,10 @@ class Builder {
       double flops = 0.0;
       if (stmt.kind == StmtKind::kMultiplyAdd) flops = 2.0;
       if (stmt.kind == StmtKind::kCopy) {
-        flops = (stmt.bias ? 1.0 : 0.0) + (stmt.relu ? 1.0 : 0.0);
+        flops = EpilogueFlops(stmt);
         f[gf::kStmtBias] = stmt.bias ? 1.0f : 0.0f;
-        f[gf::kStmtRelu] = stmt.relu ? 1.0f : 0.0f;
+        // ReLU6 is an activation too; the residual shows as its load's access node.
+        f[gf::kStmtRelu] = stmt.relu || stmt.relu6 ? 1.0f : 0.0f;
       }
       f[gf::kStmtFlops] = static_cast<float>(flops);
       f[gf::kStmtLogFlops] = LogCount(flops * runs);

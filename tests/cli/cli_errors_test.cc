@@ -147,7 +147,7 @@ TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
   ExpectError(with({"--budget", "5", "--global-budget", "100"}),
               "--budget (per task) and --global-budget (shared by the tasks) exclude each other");
   ExpectError(with({"--global-budget", "11"}),
-              "--global-budget (total measurements) must be at least the number of tasks (16)");
+              "--global-budget (total measurements) must be at least the number of tasks (19)");
   ExpectError(with({"--global-budget", "0"}), "--global-budget must be a positive number");
   ExpectError(with({"--budget", "0"}), "--budget");
   ExpectError(with({"--threads", "-1"}), "--threads must be 0");

@@ -72,7 +72,7 @@ TEST_F(CliTest, ReadmeMainJobRuns) {
   ASSERT_NE(budget, args.end()) << "the main job should give a global budget";
   ASSERT_NE(budget + 1, args.end());
   EXPECT_GE(std::stoi(*(budget + 1)), 100) << "the main job should tune, not just try";
-  *(budget + 1) = "16";
+  *(budget + 1) = "19";
   auto compile = std::find(args.begin(), args.end(), "--compile");
   ASSERT_NE(compile, args.end()) << "the main job should end with a runnable model";
   ASSERT_NE(compile + 1, args.end());
@@ -84,7 +84,7 @@ TEST_F(CliTest, ReadmeMainJobRuns) {
   EXPECT_NE(result.out.find("dense:M=1,N=1000,K=512,bias=1"), std::string::npos) << result.out;
   // Without a terminal the progress display becomes plain log lines.
   EXPECT_EQ(result.err.find('\r'), std::string::npos);
-  EXPECT_NE(result.err.find("task 16/16"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("task 19/19"), std::string::npos) << result.err;
   // The compiled model was built, checked against the reference and timed.
   EXPECT_NE(result.out.find("compiled resnet18 into"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("max |err| vs reference"), std::string::npos) << result.out;

@@ -171,10 +171,14 @@ TEST(CompileModel, TakesTheDatabasesBestAndReusesTheWorkspace) {
   EXPECT_EQ(report.kernels[2].origin, "default");
   EXPECT_FALSE(report.estimate_complete);
   EXPECT_EQ(report.warnings.size(), 3u);  // the three tasks without records of their own
-  EXPECT_NE(report.warnings[0].find("the other ReLU epilogue"), std::string::npos);
+  EXPECT_NE(report.warnings[0].find("another epilogue"), std::string::npos);
   EXPECT_NE(report.warnings[1].find("glimpse tune --target cpu --op"), std::string::npos);
-  // Intermediates: 1152 floats each of conv1, conv2, proj, the sum and its ReLU alone.
-  EXPECT_LT(report.workspace_bytes, int64_t{4} * 1152 * 4);
+  // The projection takes the residual Add and its ReLU (it comes after conv2, whose output is
+  // its residual input).
+  EXPECT_NE(report.kernels[2].op_text.find("relu=1,residual=1"), std::string::npos);
+  // Intermediates of 1152 floats: conv1's, then conv2's and the projection's (the block's
+  // output) at once; unfused, the sum and its ReLU would need two more.
+  EXPECT_LT(report.workspace_bytes, int64_t{3} * 1152 * 4);
   const Json manifest = Json::parse(ReadText(dir / "artifact" / "glimpse-compile.json"));
   EXPECT_EQ(manifest["kernels"][0]["origin"], "tuned");
   EXPECT_EQ(manifest["kernels"][0]["layers"], Json({"conv1"}));

@@ -12,6 +12,7 @@
 #include "cpu_fixtures.h"
 #include "glimpse/cpu.h"
 #include "glimpse/random.h"
+#include "glimpse/reference.h"
 
 namespace glimpse {
 namespace {
@@ -179,6 +180,36 @@ TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
               {{"vector_axis", "c"}});
   ExpectAllOk(strided, 6, 32, {}, {{"vector_axis", "ow"}});
   ExpectAllOk("depthwise_conv2d:N=2,C=4,H=8,W=7,R=3,S=2,stride=1,pad=2,dilation=2", 8, 33);
+}
+
+// The residual and ReLU6 epilogues in every template. The reductions are long enough (K = 400,
+// C·R·S = 432 with inputs in [-1, 1]: a standard deviation near 7) that many outputs lie above 6
+// and below 0, so a kernel that did not clamp, or did not add the residual, fails the reference.
+TEST_F(KernelTest, ResidualAndRelu6EpiloguesMatchTheReference) {
+  ExpectAllOk("dense:M=6,N=20,K=400,bias=1,residual=1,relu6=1", 4, 41);
+  ExpectAllOk("dense:M=3,N=16,K=40,residual=1", 2, 42);
+  ExpectAllOk("batch_matmul:B=2,M=5,N=12,K=400,residual=1,relu=1", 3, 43);
+  const char* conv = "conv2d:N=1,C=48,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,bias=1,residual=1,relu6=1";
+  ExpectAllOk(conv, 3, 44, {}, {{"layout", "NCHW"}});
+  ExpectAllOk(conv, 3, 45, {}, {{"layout", "NCHWc"}});
+  // Odd output sizes: the blocked template's guarded stores read the residual guarded.
+  ExpectAllOk("conv2d:N=1,C=8,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,residual=1,relu=1", 4, 46, {},
+              {{"layout", "NCHWc"}});
+  ExpectAllOk("depthwise_conv2d:N=1,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,residual=1,relu6=1",
+              4, 47);
+}
+
+// The reference clamps a ReLU6 at both ends and adds the residual of each element.
+TEST(ReferenceEpilogue, Relu6ClampsAndTheResidualIsAddedPerElement) {
+  // dense M=1, N=3, K=2: out[n] = A·B[n] + bias[n] + res[n], then clamped to [0, 6].
+  const Operator op = ParseOperator("dense:M=1,N=3,K=2,bias=1,residual=1,relu6=1");
+  const std::vector<std::vector<float>> inputs = {
+      {1.0f, 2.0f}, {4.0f, 4.0f, 0.5f, 0.5f, -1.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.5f, 2.0f, 0.5f}};
+  const ReferenceResult r = ComputeReference(op, inputs);
+  ASSERT_EQ(r.output.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.output[0], 6.0);  // 12 + 0 + 0.5, clamped
+  EXPECT_DOUBLE_EQ(r.output[1], 4.5);  // 1.5 + 1 + 2
+  EXPECT_DOUBLE_EQ(r.output[2], 0.0);  // -3 + 0 + 0.5, clamped
 }
 
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs

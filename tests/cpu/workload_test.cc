@@ -61,6 +61,37 @@ TEST(Operator, RoundTripsThroughTextAndJson) {
   }
 }
 
+TEST(Operator, ResidualAndRelu6AreWrittenOnlyWhenSet) {
+  const char* text =
+      "conv2d:N=1,C=8,H=9,W=9,K=4,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=0,residual=1,"
+      "relu6=1";
+  const Operator op = ParseOperator(text);
+  const auto& conv = std::get<Conv2dShape>(op);
+  EXPECT_TRUE(conv.residual);
+  EXPECT_TRUE(conv.relu6);
+  EXPECT_EQ(OperatorToString(op), text);
+  EXPECT_EQ(OperatorToString(OperatorFromJson(OperatorToJson(op))), text);
+  // Without them, the canonical form (the workload's name in every database) is unchanged.
+  const Operator plain = ParseOperator("dense:M=4,N=8,K=16,residual=0,relu6=0");
+  EXPECT_EQ(OperatorToString(plain), "dense:M=4,N=8,K=16,bias=0,relu=0");
+  EXPECT_FALSE(OperatorToJson(plain).contains("residual"));
+  // The residual has the output's shape, comes after the bias (or takes its place) and is an
+  // activation.
+  EXPECT_EQ(OperatorInputShapes(op).size(), 4u);
+  EXPECT_EQ(OperatorInputShapes(op)[3], OperatorOutputShape(op));
+  EXPECT_EQ(OperatorResidualInput(op), 3);
+  EXPECT_FALSE(OperatorInputIsConstant(op, 3));
+  EXPECT_TRUE(OperatorInputIsConstant(op, 2));
+  const Operator no_bias = ParseOperator("batch_matmul:B=2,M=3,N=4,K=5,residual=1");
+  EXPECT_EQ(OperatorResidualInput(no_bias), 2);
+  EXPECT_EQ(OperatorBiasInput(no_bias), -1);
+  EXPECT_FALSE(OperatorInputIsConstant(no_bias, 2));
+  EXPECT_FALSE(OperatorInputIsConstant(no_bias, 1));  // batch_matmul's B
+  const Operator dense = ParseOperator("dense:M=2,N=3,K=4,residual=1");
+  EXPECT_TRUE(OperatorInputIsConstant(dense, 1));
+  EXPECT_FALSE(OperatorInputIsConstant(dense, 2));
+}
+
 TEST(Operator, ErrorsNameTheFieldAndTheAcceptedOnes) {
   EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,X=4").find("unknown field 'X'; accepted: M, N, K, bias"),
             std::string::npos);
@@ -78,6 +109,10 @@ TEST(Operator, ErrorsNameTheFieldAndTheAcceptedOnes) {
   EXPECT_NE(ErrorOf("dense").find("no ':'"), std::string::npos);
   EXPECT_NE(ErrorOf("conv2d:N=1,C=1,H=2,W=2,K=1,R=5,S=5").find("'R'/'S'"), std::string::npos);
   EXPECT_NE(ErrorOf("dense:M=1,M=2,N=1,K=1").find("given twice"), std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,relu=1,relu6=1").find("'relu' and 'relu6' are both 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("dense:M=1,N=2,K=3,residual=2").find("field 'residual' is 2"),
+            std::string::npos);
 }
 
 TEST(CpuTemplates, SpacesOfRealLayersAreLarge) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -169,10 +170,37 @@ TEST_F(DatabaseJsonLines, BadLinesNameTheLineAndImportNothing) {
   ExpectBadImport(with_line(orphan.dump()), {"runs.jsonl:8:", "unknown workload 'nowhere'"});
 
   ExpectBadImport(with_line("{\"type\": \"table\"}"),
-                  {"runs.jsonl:8:", "field 'type'", "known: workload, record"});
+                  {"runs.jsonl:8:", "field 'type'", "known: note, workload, record"});
+  ExpectBadImport(with_line(R"({"type": "note", "key": "schema_version", "value": "9"})"),
+                  {"runs.jsonl:8:", "field 'key'", "'schema_version' is the database's own"});
   // The bad line may come first: nothing after it is imported either.
   ExpectBadImport("{\"type\": \"workload\", \"key\": \"x\"}\n" + good,
                   {"runs.jsonl:1:", "field 'name' is missing"});
+}
+
+// A whole-database export carries the commands' notes (the corpus's run log), so that a database
+// rebuilt from its export on another machine keeps them; the database's own keys stay its own.
+TEST_F(DatabaseJsonLines, NotesTravelWithAWholeDatabaseExport) {
+  source_.SetNote("perf_corpus.runs", R"([{"started_at": 1}])");
+  std::string text = Export();
+  EXPECT_EQ(
+      Json::parse(text.substr(0, text.find('\n'))),
+      Json::parse(R"({"type":"note","key":"perf_corpus.runs","value":"[{\"started_at\": 1}]"})"));
+  EXPECT_EQ(text.find("schema_version"), std::string::npos);
+  EXPECT_EQ(Export("conv").find("\"note\""), std::string::npos);
+
+  Database copy(NewDatabasePath());
+  std::istringstream in(text);
+  EXPECT_EQ(copy.ImportJsonLines(in, "a.jsonl"), 4);
+  EXPECT_EQ(copy.GetNote("perf_corpus.runs"), source_.GetNote("perf_corpus.runs"));
+  EXPECT_EQ(copy.GetNote("schema_version"), std::optional<std::string>("1"));
+
+  // A note the database already has is kept.
+  Database other(NewDatabasePath());
+  other.SetNote("perf_corpus.runs", "[]");
+  std::istringstream again(text);
+  other.ImportJsonLines(again, "a.jsonl");
+  EXPECT_EQ(other.GetNote("perf_corpus.runs"), std::optional<std::string>("[]"));
 }
 
 TEST_F(DatabaseJsonLines, ImportFillsOptionalFields) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -98,6 +99,86 @@ TEST(ModelGraph, ReluIsNotFusedWhenTheConvOutputHasAnotherReader) {
   EXPECT_EQ(OperatorToString(layers[0].layer.op).find("relu=1"), std::string::npos);
 }
 
+// x[1,3,5,5] → conv a (bias) → [Add with shortcut] → activation → y, where the shortcut is x
+// itself or, when `late_shortcut`, a 1×1 conv b of x written after conv a (as exporters write a
+// downsampling block).
+ModelGraph ResidualBlock(bool late_shortcut, GraphOpKind activation, float clip_max = 6.0f) {
+  ModelGraph g;
+  g.name = "residual";
+  const int x = Add(g, "x", {1, 3, 5, 5});
+  const int wa = Add(g, "wa", {3, 3, 3, 3}, true);
+  const int ba = Add(g, "ba", {3}, true);
+  const int wb = Add(g, "wb", {3, 3, 1, 1}, true);
+  const int a = Add(g, "a", {1, 3, 5, 5});
+  const int b = Add(g, "b", {1, 3, 5, 5});
+  const int sum = Add(g, "sum", {1, 3, 5, 5});
+  const int y = Add(g, "y", {1, 3, 5, 5});
+  GraphOp conv_a = Op(GraphOpKind::kConv, "conv_a", {x, wa, ba}, a);
+  conv_a.pads = {1, 1, 1, 1};
+  g.ops = {conv_a};
+  if (late_shortcut) g.ops.push_back(Op(GraphOpKind::kConv, "conv_b", {x, wb}, b));
+  g.ops.push_back(Op(GraphOpKind::kAdd, "add", {a, late_shortcut ? b : x}, sum));
+  GraphOp act = Op(activation, "act", {sum}, y);
+  act.clip_min = 0.0f;
+  act.clip_max = clip_max;
+  g.ops.push_back(act);
+  g.inputs = {x};
+  g.outputs = {y};
+  ValidateModelGraph(g);
+  return g;
+}
+
+TEST(ModelGraph, AResidualAddAndItsReluAreFusedIntoTheLayerThatComesLast) {
+  // The shortcut is the graph input: conv a takes the Add and the ReLU, x as its residual.
+  ModelGraph g = ResidualBlock(false, GraphOpKind::kRelu);
+  std::vector<GraphLayer> layers = GraphLayers(g);
+  ASSERT_EQ(layers.size(), 1u);
+  EXPECT_EQ(OperatorToString(layers[0].layer.op),
+            "conv2d:N=1,C=3,H=5,W=5,K=3,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=1,"
+            "residual=1");
+  EXPECT_EQ(layers[0].residual, g.Find("x"));
+  EXPECT_EQ(layers[0].fused, (std::vector<int>{1, 2}));
+  EXPECT_EQ(layers[0].output, g.Find("y"));
+
+  // The shortcut conv b comes after conv a, so a cannot take the Add (b is not computed when a
+  // runs): b takes it, with a's output as its residual, and conv a stays plain.
+  g = ResidualBlock(true, GraphOpKind::kRelu);
+  layers = GraphLayers(g);
+  ASSERT_EQ(layers.size(), 2u);
+  EXPECT_EQ(layers[0].layer.name, "conv_a");
+  EXPECT_TRUE(layers[0].fused.empty());
+  EXPECT_EQ(layers[0].residual, -1);
+  EXPECT_EQ(layers[1].layer.name, "conv_b");
+  EXPECT_EQ(OperatorToString(layers[1].layer.op),
+            "conv2d:N=1,C=3,H=5,W=5,K=3,R=1,S=1,stride=1,pad=0,dilation=1,bias=0,relu=1,"
+            "residual=1");
+  EXPECT_EQ(layers[1].residual, g.Find("a"));
+  EXPECT_EQ(layers[1].fused, (std::vector<int>{2, 3}));
+
+  // An Add whose other side is broadcast (a constant [3,1,1] here) is not a residual.
+  g = ResidualBlock(false, GraphOpKind::kRelu);
+  const int c = Add(g, "c", {3, 1, 1}, true);
+  g.ops[1].inputs[1] = c;
+  layers = GraphLayers(g);
+  ASSERT_EQ(layers.size(), 1u);
+  EXPECT_TRUE(layers[0].fused.empty());
+  EXPECT_EQ(layers[0].residual, -1);
+}
+
+TEST(ModelGraph, AClipToZeroAndSixIsAFusedRelu6) {
+  std::vector<GraphLayer> layers = GraphLayers(ResidualBlock(false, GraphOpKind::kClip, 6.0f));
+  ASSERT_EQ(layers.size(), 1u);
+  EXPECT_NE(OperatorToString(layers[0].layer.op).find("relu=0,residual=1,relu6=1"),
+            std::string::npos);
+  // A Clip to [0, ∞) is a ReLU; to [0, 3] it is neither and stays its own op.
+  layers =
+      GraphLayers(ResidualBlock(false, GraphOpKind::kClip, std::numeric_limits<float>::infinity()));
+  EXPECT_NE(OperatorToString(layers[0].layer.op).find("relu=1,residual=1"), std::string::npos);
+  layers = GraphLayers(ResidualBlock(false, GraphOpKind::kClip, 3.0f));
+  EXPECT_EQ(layers[0].fused, std::vector<int>{1});  // the residual Add only
+  EXPECT_EQ(OperatorToString(layers[0].layer.op).find("relu6"), std::string::npos);
+}
+
 TEST(ModelGraph, DepthwiseGroupedAndAsymmetricConvolutions) {
   ModelGraph g;
   const int x = Add(g, "x", {1, 4, 6, 6});
@@ -187,8 +268,8 @@ namespace glimpse {
 namespace {
 
 // The zoo's CNNs as graphs: their tunable layers are the zoo's layers, in order and by name, with
-// the ReLUs that only a layer feeds fused.
-TEST(ZooGraph, LayersAreTheZoosWithReluFused) {
+// the residual Adds and the ReLUs and ReLU6s that only a layer feeds fused.
+TEST(ZooGraph, LayersAreTheZoosWithTheirEpiloguesFused) {
   for (const std::string& name : ZooModelNames()) {
     if (!HasZooGraph(name)) {
       EXPECT_THROW(ZooGraph(name), Error) << name;
@@ -199,24 +280,30 @@ TEST(ZooGraph, LayersAreTheZoosWithReluFused) {
     const std::vector<GraphLayer> layers = GraphLayers(graph);
     const std::vector<ModelLayer> zoo = ZooModel(name);
     ASSERT_EQ(layers.size(), zoo.size()) << name;
-    int fused = 0;
+    int activations = 0, residuals = 0;
     for (size_t i = 0; i < zoo.size(); ++i) {
       EXPECT_EQ(layers[i].layer.name, zoo[i].name) << name;
       Operator unfused = layers[i].layer.op;
       std::visit(
           [&](auto& shape) {
-            fused += shape.relu;
-            shape.relu = false;
+            activations += shape.relu + shape.relu6;
+            residuals += shape.residual;
+            shape.relu = shape.relu6 = shape.residual = false;
           },
           unfused);
       EXPECT_EQ(OperatorToString(unfused), OperatorToString(zoo[i].op)) << name << " " << i;
     }
-    // ResNet-18: the stem and each block's first conv; VGG-16: 13 convs and 2 dense layers;
-    // MobileNet-v2's ReLU6 is a Clip, not fused.
-    const std::map<std::string, int> expected_fused = {
-        {"resnet18", 9}, {"vgg16", 15}, {"mobilenet_v2", 0}};
-    if (expected_fused.count(name)) {
-      EXPECT_EQ(fused, expected_fused.at(name)) << name;
+    // ResNet-18: the stem, each block's first conv and each block's residual Add (into its
+    // second conv, or its downsampling conv, which comes after it); VGG-16: 13 convs and 2 dense
+    // layers; MobileNet-v2: the stem, 16 expansions, 17 depthwise convs and the last 1×1 conv
+    // (ReLU6), and the 10 blocks with a shortcut (into their projection).
+    const std::map<std::string, std::pair<int, int>> expected = {{"resnet18", {17, 8}},
+                                                                 {"resnet50", {49, 16}},
+                                                                 {"vgg16", {15, 0}},
+                                                                 {"mobilenet_v2", {35, 10}}};
+    if (expected.count(name)) {
+      EXPECT_EQ(activations, expected.at(name).first) << name;
+      EXPECT_EQ(residuals, expected.at(name).second) << name;
     }
     EXPECT_EQ(graph.tensors[graph.outputs[0]].shape, (std::vector<int64_t>{1, 1000})) << name;
   }

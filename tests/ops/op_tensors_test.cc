@@ -18,7 +18,9 @@ void ExpectAgreesWithTheOperator(const std::string& text) {
   LoopNest nest;
   const OperatorTensors t = DeclareOperatorTensors(nest, op);
   const std::vector<std::vector<int64_t>> inputs = OperatorInputShapes(op);
-  const std::vector<int> declared = {t.input, t.weight, t.bias};
+  std::vector<int> declared = {t.input, t.weight};
+  if (t.bias >= 0) declared.push_back(t.bias);
+  if (t.residual >= 0) declared.push_back(t.residual);
   ASSERT_EQ(nest.tensors.size(), inputs.size() + 1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     ASSERT_GE(declared[i], 0);
@@ -28,8 +30,11 @@ void ExpectAgreesWithTheOperator(const std::string& text) {
     EXPECT_EQ(tensor.shape, inputs[i]);
     EXPECT_EQ(tensor.constant, OperatorInputIsConstant(op, static_cast<int>(i)));
   }
-  if (inputs.size() < 3) {
-    EXPECT_EQ(t.bias, -1);
+  EXPECT_EQ(t.bias >= 0, OperatorBiasInput(op) >= 0);
+  EXPECT_EQ(t.residual >= 0, OperatorResidualInput(op) >= 0);
+  if (t.residual >= 0) {
+    EXPECT_EQ(nest.tensors[t.residual].input_index, OperatorResidualInput(op));
+    EXPECT_EQ(nest.tensors[t.residual].layout, nest.tensors[t.output].layout);
   }
   const TensorDecl& output = nest.tensors.at(t.output);
   EXPECT_EQ(output.role, TensorRole::kOutput);
@@ -44,6 +49,35 @@ TEST(OpTensorsTest, EveryOperatorDeclaresItsInputsInOrderAndItsOutput) {
   ExpectAgreesWithTheOperator("dense:M=2,N=5,K=3,bias=1");
   ExpectAgreesWithTheOperator("dense:M=2,N=5,K=3");
   ExpectAgreesWithTheOperator("batch_matmul:B=3,M=2,N=5,K=4,bias=1");
+  // The residual follows the bias, or takes its place.
+  ExpectAgreesWithTheOperator("conv2d:N=1,C=3,H=9,W=7,K=4,R=3,S=3,pad=1,bias=1,residual=1");
+  ExpectAgreesWithTheOperator("conv2d:N=1,C=3,H=9,W=7,K=4,R=3,S=3,pad=1,residual=1,relu6=1");
+  ExpectAgreesWithTheOperator("depthwise_conv2d:N=1,C=8,H=10,W=10,R=3,S=3,pad=1,residual=1");
+  ExpectAgreesWithTheOperator("dense:M=2,N=5,K=3,bias=1,residual=1");
+  ExpectAgreesWithTheOperator("batch_matmul:B=3,M=2,N=5,K=4,residual=1");
+}
+
+TEST(OpTensorsTest, TheOutputStatementAddsTheResidualOfItsOwnElementAndAppliesRelu6) {
+  using E = AffineExpr;
+  LoopNest conv;
+  const OperatorTensors c = DeclareOperatorTensors(
+      conv, ParseOperator("conv2d:N=1,C=3,H=8,W=8,K=4,R=3,S=3,bias=1,residual=1,relu6=1"));
+  EXPECT_EQ(conv.tensors[c.residual].name, "Res");
+  EXPECT_EQ(conv.tensors[c.residual].shape, conv.tensors[c.output].shape);
+  EXPECT_FALSE(conv.tensors[c.residual].constant);
+  const Access dst{c.output, {E::Var("n"), E::Var("k"), E::Var("y"), E::Var("x")}, true};
+  const Stmt store = c.Store(dst, {c.input, {E::Var("n"), E::Var("k"), E::Var("y"), E::Var("x")}});
+  ASSERT_TRUE(store.residual.has_value());
+  EXPECT_EQ(store.residual->tensor, c.residual);
+  ASSERT_EQ(store.residual->index.size(), 4u);
+  for (size_t d = 0; d < 4; ++d) {
+    EXPECT_EQ(store.residual->index[d].terms, dst.index[d].terms);
+    EXPECT_EQ(store.residual->index[d].constant, dst.index[d].constant);
+  }
+  EXPECT_TRUE(store.residual->zero_outside);  // guarded where the destination is
+  EXPECT_TRUE(store.relu6);
+  EXPECT_FALSE(store.relu);
+  EXPECT_DOUBLE_EQ(EpilogueFlops(store), 1.0 + 1.0 + 2.0);
 }
 
 TEST(OpTensorsTest, NamesAndLayoutsAreTheKernelAbisOnes) {

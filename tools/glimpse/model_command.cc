@@ -141,8 +141,9 @@ void RunShow(const ModelFlags& flags) {
       text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", kind, count);
     }
     std::cout << "\nMFLOP: one execution (2 x multiply-adds); share: weight x MFLOP of the model's "
-                 "total. Batch norms are folded into the convolutions' biases; a ReLU that only "
-                 "its layer feeds is fused (relu=1). Not tuned: "
+                 "total. Batch norms are folded into the convolutions' biases; a residual Add and "
+                 "a ReLU (or ReLU6) that only their layer feeds are fused (residual=1, relu=1, "
+                 "relu6=1). Not tuned: "
               << (text.empty() ? "nothing else" : text) << ".\n";
     for (const std::string& why : model.untunable) {
       std::cout << "No template (runs as a plain loop): " << why << "\n";

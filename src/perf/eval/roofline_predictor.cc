@@ -48,6 +48,7 @@ std::vector<const Access*> AccessesOf(const Stmt& stmt) {
     case StmtKind::kCopy:
       out = {&stmt.a};
       if (stmt.bias) out.push_back(&*stmt.bias);
+      if (stmt.residual) out.push_back(&*stmt.residual);
       break;
   }
   out.push_back(&stmt.dst);
@@ -59,7 +60,7 @@ double StatementFlops(const Stmt& stmt) {
     case StmtKind::kMultiplyAdd:
       return 2.0;
     case StmtKind::kCopy:
-      return (stmt.bias ? 1.0 : 0.0) + (stmt.relu ? 1.0 : 0.0);
+      return EpilogueFlops(stmt);
     case StmtKind::kZero:
       return 0.0;
   }

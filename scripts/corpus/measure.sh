@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Measures the performance corpus (docs/perf-corpus.md) in sessions that may end at any moment
+# on machines that do not outlive them: the database lives in build/corpus/, and its progress is
+# kept in the repository as a JSON-lines snapshot (data/corpus/progress/, `glimpse db export`,
+# notes included) that the next run on a fresh machine imports before it resumes.
+#
+# Usage: scripts/corpus/measure.sh [SECONDS]    (default 3600: stop after that long)
+#        scripts/corpus/measure.sh --snapshot   (only write the snapshot of build/corpus's database)
+#
+# Stop it early with `kill -INT <pid>` (or Ctrl-C): glimpse commits every batch (a stop loses at
+# most the batch in flight), and the snapshot is written on the way out. A machine that vanishes
+# keeps only the last snapshot, so prefer several runs of half an hour, each committed. Run it on a quiet machine: the times are the corpus's labels.
+# Settings: every zoo model, 240 uniform samples and 32 tuned measurements per operator, seed 0 —
+# 20,000 successful measurements or more over all operators (docs/perf-corpus.md).
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+name=cpu-sapphire-rapids
+db=build/corpus/$name.db
+snapshot=data/corpus/progress/$name.db.jsonl.gz
+glimpse=${GLIMPSE:-build/ci/glimpse}
+budget=3600
+only_snapshot=0
+case "${1:-}" in
+  --snapshot) only_snapshot=1 ;;
+  "") ;;
+  *)
+    if ! [[ $1 =~ ^[0-9]+$ ]]; then
+      echo "measure.sh: SECONDS must be a whole number (got '$1'); or --snapshot" >&2
+      exit 2
+    fi
+    budget=$1 ;;
+esac
+if [[ ! -x $glimpse ]]; then
+  echo "measure.sh: $glimpse is missing: build it (scripts/build.sh ci) or set GLIMPSE" >&2
+  exit 2
+fi
+mkdir -p build/corpus "$(dirname "$snapshot")"
+
+# Writes the database's records and notes to the snapshot, through a temporary file, so a killed
+# export leaves the previous snapshot.
+write_snapshot() {
+  local tmp=$snapshot.tmp
+  if "$glimpse" db export --db "$db" | gzip -9 > "$tmp"; then
+    mv "$tmp" "$snapshot"
+    echo "measure.sh: snapshot $snapshot ($(du -h "$snapshot" | cut -f1))"
+  else
+    rm -f "$tmp"
+    echo "measure.sh: the snapshot failed; $snapshot is unchanged" >&2
+    return 1
+  fi
+}
+
+if [[ $only_snapshot == 1 ]]; then
+  write_snapshot
+  exit $?
+fi
+
+if [[ ! -f $db && -f $snapshot ]]; then
+  echo "measure.sh: resuming from $snapshot"
+  tmp=build/corpus/snapshot.jsonl
+  gzip -dc "$snapshot" > "$tmp" && "$glimpse" db import --db "$db" "$tmp" || exit 1
+  rm -f "$tmp"
+fi
+
+# glimpse stops by itself at the time budget; SIGINT ends it at once (committed batches stay).
+"$glimpse" corpus measure --db "$db" --per-operator 240 --tuned-best 32 --seed 0 \
+  --time-budget "$budget" --progress log &
+child=$!
+trap 'kill -INT $child 2>/dev/null' INT TERM
+wait $child
+status=$?
+# wait returns early when a signal arrives: wait for glimpse itself to finish committing.
+while kill -0 $child 2>/dev/null; do wait $child; status=$?; done
+write_snapshot
+exit $status
