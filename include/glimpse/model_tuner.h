@@ -65,6 +65,15 @@ struct XgbTunerOptions {
   // ranges are an Error at Init.
   int min_seed_records = 500;  // fewer history records than this: no transfer (as AutoTVM)
 
+  // A pretrained cost model (TargetKnowledge::pretrained_model, the learned performance model):
+  // its best predicted configurations are the first plan, measured before anything else. Then
+  // "base": it stays on as the base model of every fit, as a transfer base does (its discounted
+  // prediction is the base margin: 2^(−n/64) for n observations, dropped after 276), so the
+  // tuner's own model learns what the pretrained one gets wrong on this operator; "first-plan":
+  // the tuner's own model alone from the first fit on. A history base model (above) takes
+  // precedence over it.
+  std::string pretrained = "base";
+
   // Validity-driven initialisation (Rieber et al.) with TargetKnowledge::validity_checker. Init
   // throws Error when validity_init is set and no checker was given: the checker belongs to the
   // task's device (for replay, a ReplayValidityChecker on the replayed space), so whoever makes
@@ -76,9 +85,9 @@ struct XgbTunerOptions {
   int e0_valid = 25;     // valid members of E0 at most (the rest invalid where there are enough)
 
   // Keys: plan_size, loss_type, feature_type, num_threads, optimizer, diversity_filter_ratio,
-  // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records, validity_init,
-  // n_parallel, n_samples, e0_size, e0_valid. Unknown keys and bad values are an Error naming
-  // the tuner, the key and what is accepted. `tuner_name` is used in those messages.
+  // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records, pretrained,
+  // validity_init, n_parallel, n_samples, e0_size, e0_valid. Unknown keys and bad values are an
+  // Error naming the tuner, the key and what is accepted. `tuner_name` is used in those messages.
   static XgbTunerOptions FromJson(const Json& options, const std::string& tuner_name = "xgb");
   void Validate(const std::string& tuner_name = "xgb") const;
 };

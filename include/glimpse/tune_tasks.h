@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "glimpse/cost_model.h"
 #include "glimpse/database.h"
 #include "glimpse/json.h"
 #include "glimpse/model_zoo.h"
@@ -54,6 +56,11 @@ struct TuneTasksOptions {
   std::string work_dir;           // kernels compile here; validity checks in work_dir/validity-<i>
   std::ostream* log = nullptr;    // a line per task ("task 3/12: … (weight 2, budget 50)")
   std::ostream* notes = nullptr;  // the device description's notes; null: std::cerr
+  // A pretrained cost model of each task's space (the learned performance model), for a strategy
+  // that takes one (TunerTraits::takes_pretrained_model); unset, or null for a task: none. The
+  // model may keep a reference to `tuned.space`, which outlives it.
+  std::function<std::shared_ptr<const CostModel>(const ModelTask& task, const Task& tuned)>
+      pretrained_model;
 };
 
 // Tunes the tunable tasks one after the other with a fresh strategy each (MakeTuner, given what

@@ -30,6 +30,7 @@ namespace glimpse {
 
 struct GpuSpec;         // glimpse/hardware.h
 class ValidityChecker;  // glimpse/validity.h
+class CostModel;        // glimpse/cost_model.h
 
 // Measurements of the task's space on other devices (AutoTVM's load_history), in the task's
 // configurations.
@@ -44,6 +45,11 @@ struct TargetKnowledge {
   // presample validity; null when the target has none.
   std::shared_ptr<ValidityChecker> validity_checker;
   TransferHistory history;
+  // A cost model of this task's space trained elsewhere — the learned performance model
+  // (glimpse/learned_cost_model.h), which ranks an operator's configurations before any is
+  // measured; null when none was given. Strategies that take one (TunerTraits::
+  // takes_pretrained_model) plan their first batch from it and build their own model on it.
+  std::shared_ptr<const CostModel> pretrained_model;
 };
 
 struct TuningContext {
@@ -77,6 +83,7 @@ struct TunerTraits {
   bool learns_from_history = false;  // uses TargetKnowledge::history
   bool checks_validity = false;  // uses TargetKnowledge::validity_checker (option validity_init)
   bool reads_device = false;     // uses TargetKnowledge::gpu
+  bool takes_pretrained_model = false;  // uses TargetKnowledge::pretrained_model
 };
 
 // The registry. MakeTuner throws Error "unknown tuner 'xgbb'; known: ga, grid, random, sa" (names

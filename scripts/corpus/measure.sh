@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Measures the performance corpus (docs/perf-corpus.md) in sessions that may end at any moment
 # on machines that do not outlive them: the database lives in build/corpus/, and its progress is
-# kept in the repository as a JSON-lines snapshot (data/corpus/progress/, `glimpse db export`,
-# notes included) that the next run on a fresh machine imports before it resumes.
+# kept in the repository as a JSON-lines snapshot (data/corpus/progress/<cpu>.db.jsonl.gz,
+# `glimpse db export`, notes included) that the next run on a machine with the same CPU imports
+# before it resumes.
 #
 # Usage: scripts/corpus/measure.sh [SECONDS]    (default 3600: stop after that long)
 #        scripts/corpus/measure.sh --snapshot   (only write the snapshot of build/corpus's database)
@@ -16,7 +17,12 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-name=cpu-sapphire-rapids
+# One corpus per machine: the sessions that measure it do not always get the same kind of CPU,
+# and the times of one are not the labels of another. The name is the CPU's, as the kernel
+# reports it ("AMD EPYC" → cpu-amd-epyc).
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-)
+slug=$(echo "$cpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')
+name=cpu-${slug:-unknown}
 db=build/corpus/$name.db
 snapshot=data/corpus/progress/$name.db.jsonl.gz
 glimpse=${GLIMPSE:-build/ci/glimpse}

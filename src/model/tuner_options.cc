@@ -42,7 +42,7 @@ XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
       json, tuner_name,
       {"diversity_filter_ratio", "e0_size", "e0_valid", "feature_type", "log_interval", "loss_type",
        "min_seed_records", "n_parallel", "n_samples", "num_threads", "optimizer", "plan_size",
-       "sa_early_stop", "sa_n_iter", "sa_parallel_size", "validity_init"});
+       "pretrained", "sa_early_stop", "sa_n_iter", "sa_parallel_size", "validity_init"});
   options.plan_size = IntValue(json, tuner_name, "plan_size", options.plan_size);
   options.num_threads = IntValue(json, tuner_name, "num_threads", options.num_threads);
   options.log_interval = IntValue(json, tuner_name, "log_interval", options.log_interval);
@@ -67,6 +67,7 @@ XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
   if (auto value = StringOption(json, tuner_name, "loss_type")) options.loss_type = *value;
   if (auto value = StringOption(json, tuner_name, "feature_type")) options.feature_type = *value;
   if (auto value = StringOption(json, tuner_name, "optimizer")) options.optimizer = *value;
+  if (auto value = StringOption(json, tuner_name, "pretrained")) options.pretrained = *value;
   if (json.is_object() && json.contains("diversity_filter_ratio") &&
       !json.at("diversity_filter_ratio").is_null()) {
     options.diversity_filter_ratio =
@@ -110,6 +111,9 @@ void XgbTunerOptions::Validate(const std::string& tuner_name) const {
   }
   if (feature_type != "knob" && feature_type != "index") {
     throw Error(prefix + "feature_type' is '" + feature_type + "'; accepted: knob, index");
+  }
+  if (pretrained != "base" && pretrained != "first-plan") {
+    throw Error(prefix + "pretrained' is '" + pretrained + "'; accepted: base, first-plan");
   }
   if (optimizer != "sa") {
     throw Error(prefix + "optimizer' is '" + optimizer + "'; accepted: sa");

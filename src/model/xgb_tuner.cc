@@ -1,7 +1,8 @@
 // AutoTVM's ModelBasedTuner + XGBTuner (model_based_tuner.py, xgboost_tuner.py).
 //
 // Map: UnvisitedSampler (random valid configurations outside the visited set) · XgbTuner::Init
-// (fresh model and planner; transfer learning from the context's history, AutoTVM load_history) ·
+// (fresh model and planner; transfer learning from the context's history, AutoTVM load_history;
+// a pretrained model's first plan and base margin) ·
 // Propose (AutoTVM next_batch: the plan, then random picks for the last 5% of it) · Observe
 // (AutoTVM update: score 1/time or 0, refit and re-plan every plan_size observations) · Plan
 // (simulated annealing over the model, optionally filtered for diversity) · registration.
@@ -73,6 +74,7 @@ class XgbTuner : public Tuner {
 
  private:
   void LoadHistory(uint64_t seed, const TransferHistory& history);
+  void UsePretrained(std::shared_ptr<const CostModel> pretrained);
   void InitValidity(uint64_t seed, ValidityChecker* checker);
   std::vector<Config> Plan(const CostModel& model);
   void RequireInit(const char* call) const {
@@ -111,6 +113,17 @@ void XgbTuner::Init(const TuningContext& context) {
   if (!context.knowledge.history.empty()) {
     LoadHistory(seed ^ kBaseModelSeedSalt, context.knowledge.history);
   }
+  if (context.knowledge.pretrained_model && !search_.model->HasBaseModel()) {
+    UsePretrained(context.knowledge.pretrained_model);
+  }
+}
+
+void XgbTuner::UsePretrained(std::shared_ptr<const CostModel> pretrained) {
+  if (trials_.empty()) {
+    trials_ = search_.optimizer->FindMaximums(*pretrained, options_.plan_size, search_.visited);
+    trial_pt_ = 0;
+  }
+  if (options_.pretrained == "base") search_.model->SetBaseModel(std::move(pretrained));
 }
 
 void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
@@ -220,9 +233,10 @@ std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options) {
 }
 
 void RegisterModelTuners() {
-  // The xgb tuners learn from history (transfer) and presample validity (option validity_init).
-  static constexpr TunerTraits kLearnsAndChecks{.learns_from_history = true,
-                                                .checks_validity = true};
+  // The xgb tuners learn from history (transfer), presample validity (option validity_init) and
+  // start from a pretrained model (option pretrained).
+  static constexpr TunerTraits kLearnsAndChecks{
+      .learns_from_history = true, .checks_validity = true, .takes_pretrained_model = true};
   static std::once_flag once;
   std::call_once(once, [] {
     RegisterTuner(

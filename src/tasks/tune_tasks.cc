@@ -68,6 +68,9 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
       task_options.knowledge.validity_checker = target.MakeValidityChecker(
           task, (std::filesystem::path(options.work_dir) / fmt::format("validity-{}", i)).string());
     }
+    if (traits.takes_pretrained_model && options.pretrained_model) {
+      task_options.knowledge.pretrained_model = options.pretrained_model(outcome.task, task);
+    }
     std::unique_ptr<Tuner> tuner = MakeTuner(options.tuner, options.tuner_options);
     // A runner per task: its timeout depends on the operator, and its worker holds one
     // operator's inputs and reference at a time anyway.

@@ -177,8 +177,9 @@ TEST(DgpTunerTest, MisuseIsAnError) {
   std::vector<Config> configs = tuner->Propose(2);
   EXPECT_THROW(tuner->Observe(configs, {}), Error);
   TransferHistory foreign(100, {Config{{0, 0}}, MeasureResult{}});
-  EXPECT_THROW(tuner->Init(TuningContext{&task, 1, TargetKnowledge{nullptr, nullptr, foreign}}),
-               Error);
+  EXPECT_THROW(
+      tuner->Init(TuningContext{&task, 1, TargetKnowledge{nullptr, nullptr, foreign, nullptr}}),
+      Error);
 }
 
 TEST(DgpTunerOptionsTest, FromJsonReadsKeysAndNamesBadOnes) {

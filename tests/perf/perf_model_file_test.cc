@@ -13,40 +13,11 @@
 #include "glimpse/perf_predictor.h"
 #include "glimpse/perf_training.h"
 #include "perf/perf_network.h"
+#include "random_perf_model.h"
 #include "synthetic_perf_corpus.h"
 
 namespace glimpse {
 namespace {
-
-PerfModel RandomModel(PerfModelArchitecture architecture, uint64_t seed) {
-  PerfModelShape shape;
-  shape.architecture = architecture;
-  shape.hidden = 8;
-  shape.hops = 2;
-  shape.readout_hidden = architecture == PerfModelArchitecture::kLstm ? 5 : 0;
-  auto state = std::make_shared<PerfModelState>(perf::EmptyPerfModelState(shape));
-  Rng rng(seed);
-  auto fill = [&](perf::PerfDenseLayer& layer) {
-    for (float& w : layer.weight) w = static_cast<float>(UniformUnit(rng) - 0.5);
-    for (float& b : layer.bias) b = static_cast<float>(0.2 * (UniformUnit(rng) - 0.5));
-    layer.Finish();
-  };
-  fill(state->embed);
-  for (auto& hop : state->message) {
-    for (auto& layer : hop) fill(layer);
-  }
-  for (auto& layer : state->combine) fill(layer);
-  if (architecture == PerfModelArchitecture::kLstm) {
-    fill(state->lstm_input);
-    fill(state->lstm_recurrent);
-    fill(state->readout_hidden);
-  }
-  fill(state->readout);
-  state->normalisation.target_mean = -9.0;
-  state->normalisation.target_std = 2.0;
-  for (float& s : state->normalisation.feature_std) s = 1.5f;
-  return PerfModel(state);
-}
 
 std::vector<ProgramGraph> SomeGraphs() {
   std::vector<ProgramGraph> graphs;
@@ -71,7 +42,7 @@ TEST(PerfModelFileTest, RoundTripPredictsTheSame) {
   for (const ProgramGraph& g : graphs) batch.push_back(&g);
   for (PerfModelArchitecture architecture :
        {PerfModelArchitecture::kGraphSage, PerfModelArchitecture::kLstm}) {
-    PerfModel model = RandomModel(architecture, 11);
+    PerfModel model = testing_perf::RandomPerfModel(architecture, 11);
     model.set_made_by("test");
     const std::string path =
         TempPath(PerfModelArchitectureName(architecture) + std::string(".json"));
@@ -107,7 +78,7 @@ void ExpectRefused(const Json& json, const std::string& name, const std::string&
 }
 
 TEST(PerfModelFileTest, RefusesOtherVersionsNamingTheFileAndTheRemakeCommand) {
-  const Json good = RandomModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
+  const Json good = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
   Json features = good;
   features["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
   ExpectRefused(
@@ -123,7 +94,7 @@ TEST(PerfModelFileTest, RefusesOtherVersionsNamingTheFileAndTheRemakeCommand) {
 }
 
 TEST(PerfModelFileTest, RefusesAMisSizedLayer) {
-  Json json = RandomModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
+  Json json = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
   json["layers"]["hop1.combine"]["bias"].erase(0);
   const std::string path = TempPath("sized.json");
   WriteJsonFileAtomically(path, json, "test model");
@@ -140,7 +111,7 @@ TEST(PerfModelFileTest, RefusesAMisSizedLayer) {
 // `file:PATH` in the evaluation predicts what the model file does for each record's program.
 TEST(PerfModelFileTest, FilePredictorPredictsTheModelsTimes) {
   const std::string path = TempPath("file_predictor.json");
-  const PerfModel model = RandomModel(PerfModelArchitecture::kGraphSage, 4);
+  const PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
   model.Save(path);
   const PerfCorpus corpus = testing_perf::SyntheticCorpus(3, 9);
   std::vector<const PerfCorpusRecord*> records;

@@ -492,6 +492,8 @@ void RunTrainPerfModel(TrainPerfModelFlags flags) {
   PerfModel model = TrainPerfModel(examples, flags.options, &report, &std::cerr);
   model.set_made_by(CommandLine(flags));
   model.training_info()["corpus"] = flags.corpus_path;
+  // The machine whose times the model learned: `glimpse tune --cost-model` warns on another one.
+  model.training_info()["machine"] = corpus.header.value("machine", Json());
   model.training_info()["excluded_models"] = flags.exclude_models;
   model.training_info()["excluded_operators"] = flags.exclude_operators;
   model.Save(flags.out_path);

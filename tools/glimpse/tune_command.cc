@@ -53,7 +53,8 @@ const std::vector<std::string> kReplayOnly = {
 const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
                                               "--global-budget", "--run-timeout", "--build-jobs",
                                               "--build-timeout", "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds", "--compile"};
+const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds", "--compile",
+                                           "--cost-model", "--hardware-budget"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -140,6 +141,14 @@ void AddTuneCommand(CLI::App& app) {
                       "cpu: afterwards compile the model (a CNN of the zoo or an ONNX file) with "
                       "the database into a library in DIR, build it, check it and time it "
                       "(glimpse compile + glimpse run)");
+  command->add_option("--cost-model", flags->cost_model,
+                      "cpu: a learned performance model (glimpse train perf-model; e.g. "
+                      "data/models/perf-cpu.json) that ranks each task's configurations before "
+                      "any is measured: the first batch and the base of the strategy's own model "
+                      "(xgb, xgb-reg)");
+  command->add_option("--hardware-budget", flags->hardware_budget,
+                      "cpu: with --cost-model, search each task on the model and measure only "
+                      "its N best configurations (instead of --budget; the strategy xgb)");
   command->add_option("--input-shape", flags->input_shapes,
                       "cpu, cuda: NAME=1x3x224x224, the shape of an ONNX model's input with "
                       "symbolic dimensions (repeatable)");

@@ -24,6 +24,7 @@
 #include "model_source.h"
 #include "tune_common.h"
 #include "tune_flags.h"
+#include "tune_learned.h"
 #include "tune_report.h"
 #include "tuner_options.h"
 
@@ -164,7 +165,8 @@ size_t FirstTunable(const std::vector<TaskOutcome>& tasks) {
 
 void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksReport& report,
                         const std::vector<int64_t>& budgets, const TuneOptions& options,
-                        const Json& tuner_options) {
+                        const Json& tuner_options,
+                        decltype(TuneTasksOptions::pretrained_model) pretrained) {
   KernelDir kernel_dir(flags.kernel_dir);
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);
@@ -177,6 +179,7 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.tune = options;
   tasks.run_timeout = [&flags](const ModelTask& task) { return RunTimeout(flags, task); };
   tasks.work_dir = kernel_dir.path();
+  tasks.pretrained_model = std::move(pretrained);
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {
@@ -186,7 +189,9 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   }
 }
 
-void RunCpuTune(const TuneFlags& flags) {
+void RunCpuTune(const TuneFlags& given_flags) {
+  // --hardware-budget N is --budget N with the strategy and plan that measure the model's best.
+  const TuneFlags flags = ApplyCostModelFlags(given_flags);
   TasksReport report;
   report.target = "cpu";
   std::optional<ModelGraph> graph;
@@ -228,9 +233,11 @@ void RunCpuTune(const TuneFlags& flags) {
   CheckMachineFlags(flags);
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
+  std::shared_ptr<const PerfModel> cost_model = LoadCostModelFlag(flags, std::cerr);
 
   // Checks are done: from here on things are written.
-  TuneTasksAndReport(flags, target, report, budgets, options, tuner_options);
+  TuneTasksAndReport(flags, target, report, budgets, options, tuner_options,
+                     LearnedCostModels(cost_model));
   if (!flags.compile_dir.empty()) {
     // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.
     std::cout << "\n";

@@ -32,7 +32,9 @@ struct TuneFlags {
   int64_t global_budget = 0;
   int threads = 0;
   bool overlap_builds = false;
-  std::string compile_dir;  // --compile DIR: the tuned model compiled, built, checked and timed
+  std::string compile_dir;      // --compile DIR: the tuned model compiled, built, checked and timed
+  std::string cost_model;       // --cost-model FILE: a learned performance model (glimpse train)
+  int64_t hardware_budget = 0;  // --hardware-budget N: N measurements per task, the model's best
   double run_timeout_s = 10.0;
   double build_timeout_s = 60.0;
   int build_jobs = 0;

@@ -1,0 +1,176 @@
+// The learned performance model as a tuner's cost model (glimpse/learned_cost_model.h) and
+// `glimpse tune --target cpu --cost-model FILE --hardware-budget N`. The model's weights are
+// random: these tests check the plumbing (scores, cache, machine check, what gets measured), not
+// the model's accuracy, which bench/ measures.
+#include "glimpse/learned_cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "random_perf_model.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+constexpr const char* kOp = "dense:M=4,N=8,K=16,bias=1";
+
+std::shared_ptr<const PerfModel> Model(uint64_t seed = 4) {
+  return std::make_shared<const PerfModel>(
+      testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, seed));
+}
+
+TEST(LearnedCostModelTest, ScoresAreMinusThePredictedLogTimeAndCached) {
+  const Operator op = ParseOperator(kOp);
+  const ConfigSpace space = MakeCpuSpace(op);
+  const std::shared_ptr<const PerfModel> model = Model();
+  LearnedCostModel cost(model, op, space);
+  Rng rng(7);
+  std::vector<Config> configs;
+  for (int i = 0; i < 6; ++i) configs.push_back(*space.SampleValid(rng));
+  configs.push_back(configs.front());  // a repeat is scored once
+  const std::vector<double> scores = cost.Predict(configs);
+  ASSERT_EQ(scores.size(), configs.size());
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const double expected = -model->PredictLogTime(BuildCpuProgramGraph(op, space, configs[i]));
+    EXPECT_NEAR(scores[i], expected, 1e-9) << i;
+  }
+  const size_t distinct = std::set<Config>(configs.begin(), configs.end()).size();
+  EXPECT_EQ(cost.programs_scored(), distinct);
+  EXPECT_EQ(cost.Predict({configs[1]}), std::vector<double>{scores[1]});  // from the cache
+  EXPECT_EQ(cost.programs_scored(), distinct);
+  EXPECT_TRUE(cost.IsFitted());
+  EXPECT_NE(cost.FeatureVersion().find("op=dense:M=4,N=8,K=16"), std::string::npos);
+}
+
+TEST(LearnedCostModelTest, AConfigurationWithoutAProgramScoresBelowEveryPrediction) {
+  const Operator op = ParseOperator(kOp);
+  const ConfigSpace space = MakeCpuSpace(op);
+  LearnedCostModel cost(Model(), op, space);
+  Rng rng(1);
+  Config broken = *space.SampleValid(rng);
+  broken.indices.pop_back();  // not a configuration of this space: its nest cannot be built
+  const std::vector<double> scores = cost.Predict({broken});
+  EXPECT_EQ(scores, std::vector<double>{LearnedCostModel::kUnbuildableScore});
+}
+
+TEST(LearnedCostModelTest, ItIsFrozen) {
+  const Operator op = ParseOperator(kOp);
+  const ConfigSpace space = MakeCpuSpace(op);
+  LearnedCostModel cost(Model(), op, space);
+  EXPECT_THROW(cost.Fit({}, {}), Error);
+  EXPECT_THROW(cost.Save("x.json"), Error);
+  EXPECT_THROW(cost.Load("x.json"), Error);
+  EXPECT_THROW(cost.SetBaseModel(std::make_shared<LearnedCostModel>(Model(), op, space)), Error);
+  cost.SetBaseModel(nullptr);  // detaching nothing is fine
+  EXPECT_FALSE(cost.HasBaseModel());
+}
+
+TEST(LearnedCostModelTest, AModelOfAnotherMachineIsFlagged) {
+  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 1);
+  auto warning = PerfModelMachineWarning(model, "Here CPU", "m.json");
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("'m.json' does not say which machine"), std::string::npos) << *warning;
+  model.training_info()["machine"] = {{"cpu", "Here CPU"}, {"cpus", 2}};
+  EXPECT_FALSE(PerfModelMachineWarning(model, "Here CPU", "m.json").has_value());
+  EXPECT_EQ(PerfModelTrainingMachine(model)["cpus"], 2);
+  warning = PerfModelMachineWarning(model, "Other CPU", "m.json");
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("trained on 'Here CPU', this machine is 'Other CPU'"), std::string::npos)
+      << *warning;
+  // The machine travels in the file.
+  const PerfModel loaded = PerfModel::FromJson(model.ToJson(), "m.json");
+  EXPECT_FALSE(PerfModelMachineWarning(loaded, "Here CPU", "m.json").has_value());
+}
+
+// The whole path: a model file, `--hardware-budget 3` on one operator, and the measured
+// configurations are among the model's best predicted ones.
+TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
+  const std::string dir = testing::MakeTempDir("glimpse_learned_tune");
+  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
+  model.training_info()["machine"] = {{"cpu", CpuDeviceName()}};
+  const std::string model_path = dir + "/model.json";
+  model.Save(model_path);
+  const std::string db = dir + "/tune.db";
+  const testing::CommandRun run = testing::RunGlimpseCommand(
+      std::string("tune --target cpu --op ") + kOp + " --cost-model " + model_path +
+          " --hardware-budget 3 --threads 1 --progress quiet --json --db " + db,
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("warning"), std::string::npos) << run.err;  // trained "here"
+  const Json report = Json::parse(run.out);
+  EXPECT_EQ(report["tuner"], "xgb");
+  ASSERT_EQ(report["tasks"].size(), 1u);
+  EXPECT_EQ(report["tasks"][0]["measurements"], 3);
+
+  // A sample of the space scored by the same model: the measured three rank in its top decile
+  // (the planner searches on the model, it does not enumerate).
+  const Operator op = ParseOperator(kOp);
+  const ConfigSpace space = MakeCpuSpace(op);
+  LearnedCostModel cost(std::make_shared<const PerfModel>(model), op, space);
+  std::vector<Config> all;  // a uniform sample: the space is too large to enumerate in a test
+  Rng rng(3);
+  for (int i = 0; i < 2000; ++i) all.push_back(*space.SampleValid(rng));
+  std::vector<double> scores = cost.Predict(all);
+  std::vector<double> sorted = scores;
+  std::sort(sorted.rbegin(), sorted.rend());
+  const double top_decile = sorted[sorted.size() / 10];
+  // The measured configurations, from the database's export (this test binary has no database).
+  const testing::CommandRun exported = testing::RunGlimpseCommand("db export --db " + db, dir);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::istringstream lines(exported.out);
+  std::string line;
+  int records = 0;
+  while (std::getline(lines, line)) {
+    const Json json = Json::parse(line);
+    if (json["type"] != "record") continue;
+    ++records;
+    const Config config = space.ConfigFromJson(json["config"]);
+    EXPECT_GE(cost.Predict({config})[0], top_decile) << json["config"].dump();
+  }
+  EXPECT_EQ(records, 3);
+  std::cout << "sample of " << all.size() << " configurations: best predicted " << -sorted.front()
+            << " ln s, top decile from " << -top_decile << " ln s\n";
+}
+
+TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
+  const std::string dir = testing::MakeTempDir("glimpse_learned_flags");
+  const std::string model_path = dir + "/model.json";
+  testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4).Save(model_path);
+  const std::string base = std::string("tune --target cpu --op ") + kOp + " --no-db ";
+  auto error_of = [&](const std::string& args) {
+    const testing::CommandRun run = testing::RunGlimpseCommand(base + args, dir);
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out << run.err;
+    return run.err;
+  };
+  EXPECT_NE(error_of("--hardware-budget 4").find("give it with --cost-model FILE"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --budget 9")
+                .find("--hardware-budget (the measurements per task) and --budget exclude"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 0")
+                .find("--hardware-budget must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --tuner ga")
+                .find("--cost-model needs a strategy that starts from a pretrained model (xgb, "
+                      "xgb-reg); --tuner is 'ga'"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + dir + "/missing.json --tuner xgb").find("--cost-model: "),
+            std::string::npos);
+  const testing::CommandRun cuda =
+      testing::RunGlimpseCommand(std::string("tune --target cuda --build-only --op ") + kOp +
+                                     " --no-db --cost-model " + model_path,
+                                 dir);
+  EXPECT_EQ(cuda.exit_code, 2);
+  EXPECT_NE(cuda.err.find("--cost-model needs --target cpu"), std::string::npos) << cuda.err;
+}
+
+}  // namespace
+}  // namespace glimpse

@@ -1,0 +1,97 @@
+// --cost-model and --hardware-budget of `glimpse tune --target cpu` (tune_learned.h).
+#include "tune_learned.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/learned_cost_model.h"
+#include "glimpse/model_tuner.h"
+#include "glimpse/tuner.h"
+
+namespace glimpse::cli {
+
+namespace {
+
+// The smallest plan (at least the default) whose first `measurements` proposals are all planned:
+// the last int(0.05 · plan_size) slots of a plan are random (AutoTVM's ε-greedy).
+int PlanSizeFor(int64_t measurements) {
+  int plan_size = XgbTunerOptions{}.plan_size;
+  while (plan_size - static_cast<int>(0.05 * plan_size) < measurements) ++plan_size;
+  return plan_size;
+}
+
+bool TakesPretrainedModel(const TunerTraits& traits) { return traits.takes_pretrained_model; }
+
+}  // namespace
+
+TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
+  TuneFlags out = flags;
+  if (flags.Given("--cost-model") && !flags.Given("--hardware-budget") &&
+      !TraitsOfTuner(flags.tuner).takes_pretrained_model) {
+    throw Error(fmt::format(
+        "--cost-model needs a strategy that starts from a pretrained model ({}); --tuner is '{}'",
+        TunersWith(TakesPretrainedModel), flags.tuner));
+  }
+  if (!flags.Given("--hardware-budget")) return out;
+  if (!flags.Given("--cost-model")) {
+    throw Error(
+        "--hardware-budget searches on a learned performance model: give it with --cost-model "
+        "FILE (glimpse train perf-model makes one)");
+  }
+  for (const char* other : {"--budget", "--global-budget"}) {
+    if (flags.Given(other)) {
+      throw Error(std::string("--hardware-budget (the measurements per task) and ") + other +
+                  " exclude each other; give one of them");
+    }
+  }
+  if (flags.hardware_budget <= 0) {
+    throw Error(
+        fmt::format("--hardware-budget must be a positive number of measurements per "
+                    "task (got {})",
+                    flags.hardware_budget));
+  }
+  if (!flags.Given("--tuner")) {
+    out.tuner = "xgb";
+  } else if (!TraitsOfTuner(flags.tuner).takes_pretrained_model) {
+    throw Error(fmt::format(
+        "--hardware-budget needs a strategy that plans from the model ({}); --tuner is '{}'",
+        TunersWith(TakesPretrainedModel), flags.tuner));
+  }
+  out.budget = flags.hardware_budget;
+  out.given["--budget"] = true;
+  bool plan_given = false;
+  for (const std::string& pair : flags.tuner_options) {
+    if (pair.rfind("plan_size=", 0) == 0) plan_given = true;
+  }
+  if (!plan_given) {
+    out.tuner_options.push_back(fmt::format("plan_size={}", PlanSizeFor(flags.hardware_budget)));
+  }
+  return out;
+}
+
+std::shared_ptr<const PerfModel> LoadCostModelFlag(const TuneFlags& flags, std::ostream& warnings) {
+  if (!flags.Given("--cost-model")) return nullptr;
+  std::shared_ptr<const PerfModel> model;
+  try {
+    model = std::make_shared<const PerfModel>(PerfModel::Load(flags.cost_model));
+  } catch (const Error& error) {
+    throw Error(std::string("--cost-model: ") + error.what());
+  }
+  if (auto warning = PerfModelMachineWarning(*model, CpuDeviceName(), flags.cost_model)) {
+    warnings << "glimpse: warning: " << *warning << "\n";
+  }
+  return model;
+}
+
+std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
+    std::shared_ptr<const PerfModel> model) {
+  if (!model) return {};
+  return [model](const ModelTask& task, const Task& tuned) -> std::shared_ptr<const CostModel> {
+    return std::make_shared<LearnedCostModel>(model, task.op, tuned.space);
+  };
+}
+
+}  // namespace glimpse::cli

@@ -1,0 +1,32 @@
+// `glimpse tune --target cpu --cost-model FILE [--hardware-budget N]`: tuning with the learned
+// performance model (docs/perf-tuning.md). Defined in tune_learned.cc.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+
+#include "glimpse/perf_model.h"
+#include "glimpse/tune_tasks.h"
+#include "tune_flags.h"
+
+namespace glimpse::cli {
+
+// The flags as the run uses them: --cost-model checked against --tuner; with --hardware-budget N,
+// the strategy xgb (unless --tuner names another that takes a pretrained model), --budget N per
+// task, and a plan large enough that the N measurements are all the model's picks. Throws Error
+// naming the flag: --hardware-budget without --cost-model, with --budget or --global-budget, or not
+// positive; --cost-model with a strategy that takes no pretrained model.
+TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
+
+// The model of --cost-model (null without it), with a warning on `warnings` when it was trained
+// on another machine. Throws Error naming --cost-model for a file that is not a model of this
+// glimpse (PerfModel::Load's message).
+std::shared_ptr<const PerfModel> LoadCostModelFlag(const TuneFlags& flags, std::ostream& warnings);
+
+// Each task's LearnedCostModel over its space, for TuneTasksOptions::pretrained_model.
+std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
+    std::shared_ptr<const PerfModel> model);
+
+}  // namespace glimpse::cli
