@@ -145,10 +145,10 @@ void AddTuneCommand(CLI::App& app) {
                       "cpu: a learned performance model (glimpse train perf-model; e.g. "
                       "data/models/perf-cpu.json) that ranks each task's configurations before "
                       "any is measured: the first batch and the base of the strategy's own model "
-                      "(xgb, xgb-reg)");
+                      "(xgb unless --tuner names xgb-reg)");
   command->add_option("--hardware-budget", flags->hardware_budget,
                       "cpu: with --cost-model, search each task on the model and measure only "
-                      "its N best configurations (instead of --budget; the strategy xgb)");
+                      "its N best configurations (instead of --budget)");
   command->add_option("--input-shape", flags->input_shapes,
                       "cpu, cuda: NAME=1x3x224x224, the shape of an ONNX model's input with "
                       "symbolic dimensions (repeatable)");

@@ -29,8 +29,9 @@ bool TakesPretrainedModel(const TunerTraits& traits) { return traits.takes_pretr
 
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
   TuneFlags out = flags;
-  if (flags.Given("--cost-model") && !flags.Given("--hardware-budget") &&
-      !TraitsOfTuner(flags.tuner).takes_pretrained_model) {
+  // A model is for a strategy that plans from it: xgb unless --tuner names another.
+  if (flags.Given("--cost-model") && !flags.Given("--tuner")) out.tuner = "xgb";
+  if (flags.Given("--cost-model") && !TraitsOfTuner(out.tuner).takes_pretrained_model) {
     throw Error(fmt::format(
         "--cost-model needs a strategy that starts from a pretrained model ({}); --tuner is '{}'",
         TunersWith(TakesPretrainedModel), flags.tuner));
@@ -52,13 +53,6 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
         fmt::format("--hardware-budget must be a positive number of measurements per "
                     "task (got {})",
                     flags.hardware_budget));
-  }
-  if (!flags.Given("--tuner")) {
-    out.tuner = "xgb";
-  } else if (!TraitsOfTuner(flags.tuner).takes_pretrained_model) {
-    throw Error(fmt::format(
-        "--hardware-budget needs a strategy that plans from the model ({}); --tuner is '{}'",
-        TunersWith(TakesPretrainedModel), flags.tuner));
   }
   out.budget = flags.hardware_budget;
   out.given["--budget"] = true;

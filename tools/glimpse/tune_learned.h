@@ -13,9 +13,9 @@
 
 namespace glimpse::cli {
 
-// The flags as the run uses them: --cost-model checked against --tuner; with --hardware-budget N,
-// the strategy xgb (unless --tuner names another that takes a pretrained model), --budget N per
-// task, and a plan large enough that the N measurements are all the model's picks. Throws Error
+// The flags as the run uses them: with --cost-model, the strategy xgb unless --tuner names another
+// that takes a pretrained model; with --hardware-budget N, also --budget N per task and a plan
+// large enough that the N measurements are all the model's picks. Throws Error
 // naming the flag: --hardware-budget without --cost-model, with --budget or --global-budget, or not
 // positive; --cost-model with a strategy that takes no pretrained model.
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
