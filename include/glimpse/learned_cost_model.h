@@ -48,10 +48,9 @@ class LearnedCostModel : public CostModel {
   void Save(const std::string& path) const override;
   void Load(const std::string& path) override;
 
-  // Distinct configurations scored so far (programs built and predicted) and the seconds that
-  // took, for reports of the search's cost.
+  // Distinct configurations scored so far (each program built and predicted once, or found
+  // unbuildable), for reports of the search's cost.
   size_t programs_scored() const;
-  double scoring_seconds() const;
 
  private:
   std::shared_ptr<const PerfModel> model_;
@@ -59,7 +58,6 @@ class LearnedCostModel : public CostModel {
   const ConfigSpace& space_;
   mutable std::mutex mutex_;  // guards the cache and the counters: Predict is const
   mutable std::unordered_map<Config, double, ConfigHasher> scores_;
-  mutable double seconds_ = 0.0;
 };
 
 // The machine a performance model was trained on: its training corpus's machine description

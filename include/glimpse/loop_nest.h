@@ -141,6 +141,17 @@ struct Stmt {
       : kind(kind), dst(std::move(dst)), a(std::move(a)), b(std::move(b)) {}
 };
 
+// The accesses a statement reads, in operand order: a (unless kZero), b (kMultiplyAdd), then the
+// epilogue's bias and residual. Its destination is not among them, even where it accumulates.
+inline std::vector<const Access*> StmtReads(const Stmt& s) {
+  std::vector<const Access*> reads;
+  if (s.kind != StmtKind::kZero) reads.push_back(&s.a);
+  if (s.kind == StmtKind::kMultiplyAdd) reads.push_back(&s.b);
+  if (s.bias) reads.push_back(&*s.bias);
+  if (s.residual) reads.push_back(&*s.residual);
+  return reads;
+}
+
 // The floating-point operations a kCopy's epilogue does per element: one per addition (bias,
 // residual), one for a ReLU, two for a ReLU6.
 inline double EpilogueFlops(const Stmt& s) {

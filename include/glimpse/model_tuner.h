@@ -26,6 +26,7 @@
 // Observed configurations (including ones this tuner never proposed) are never proposed again.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -91,6 +92,10 @@ struct XgbTunerOptions {
   static XgbTunerOptions FromJson(const Json& options, const std::string& tuner_name = "xgb");
   void Validate(const std::string& tuner_name = "xgb") const;
 };
+
+// The random slots at the end of every plan of `plan_size` (AutoTVM's ε-greedy: int(0.05 ·
+// plan_size)), shared by the xgb and Chameleon tuners.
+inline size_t PlanRandomTail(int plan_size) { return static_cast<size_t>(0.05 * plan_size); }
 
 // The XGBoost tuner. Name() is "xgb" for rank loss and "xgb-reg" for regression loss.
 std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options = {});

@@ -105,14 +105,6 @@ bool CheckSchema(Connection& connection) {
   return true;
 }
 
-}  // namespace
-
-bool IsReservedMetaKey(const std::string& key) {
-  return key == "schema_version" || key == "application";
-}
-
-namespace {
-
 void CreateSchema(Connection& connection) {
   Transaction transaction(connection);
   // Another process may have created the schema between our check and taking the write lock.
@@ -156,6 +148,10 @@ void RemoveQuietly(const std::string& path) {
 }
 
 }  // namespace
+
+bool IsReservedMetaKey(const std::string& key) {
+  return key == "schema_version" || key == "application";
+}
 
 std::unique_ptr<Connection> OpenDatabase(const std::string& path, bool create) {
   if (path.empty()) throw Error("database path is empty; give a file name such as 'glimpse.db'");

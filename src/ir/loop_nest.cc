@@ -319,12 +319,7 @@ void LoopNest::Validate() const {
       role_error(s.dst, "writes");
     }
     if (!in_prepare) return;
-    std::vector<const Access*> reads;
-    if (s.kind != StmtKind::kZero) reads.push_back(&s.a);
-    if (s.kind == StmtKind::kMultiplyAdd) reads.push_back(&s.b);
-    if (s.bias) reads.push_back(&*s.bias);
-    if (s.residual) reads.push_back(&*s.residual);
-    for (const Access* read : reads) {
+    for (const Access* read : StmtReads(s)) {
       const TensorDecl& t = tensors[read->tensor];
       bool allowed = (t.role == TensorRole::kInput && t.constant) ||
                      t.role == TensorRole::kPrepared || t.role == TensorRole::kLiteral;
@@ -355,10 +350,7 @@ void LoopNest::Validate() const {
            }
            const Stmt& s = node.stmt;
            check(s.dst, loops, false);
-           if (s.kind != StmtKind::kZero) check(s.a, loops, true);
-           if (s.kind == StmtKind::kMultiplyAdd) check(s.b, loops, true);
-           if (s.bias) check(*s.bias, loops, true);
-           if (s.residual) check(*s.residual, loops, true);
+           for (const Access* read : StmtReads(s)) check(*read, loops, true);
            if (s.relu && s.relu6) {
              throw Error("loop nest '" + name + "': a copy into " + tensors[s.dst.tensor].name +
                          " applies both relu and relu6; accepted: one of them");

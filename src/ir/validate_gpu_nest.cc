@@ -154,9 +154,8 @@ class GpuNestValidator {
         Fail("the cooperative chain of '" + chain + "' writes '" + dst.name +
              "', which is not a shared tensor");
       }
-      std::vector<const Access*> accesses = {&s.dst, &s.a};
-      if (s.bias) accesses.push_back(&*s.bias);
-      if (s.residual) accesses.push_back(&*s.residual);
+      std::vector<const Access*> accesses = StmtReads(s);
+      accesses.insert(accesses.begin(), &s.dst);
       for (const Access* access : accesses) {
         for (const AffineExpr& e : access->index) {
           for (const auto& [var, coefficient] : e.terms) {

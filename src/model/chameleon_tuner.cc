@@ -158,7 +158,7 @@ void ChameleonTuner::Init(const TuningContext& context) {
 
 std::vector<Config> ChameleonTuner::Propose(size_t n) {
   RequireInit("Propose");
-  const size_t tail = static_cast<size_t>(0.05 * options_.plan_size);
+  const size_t tail = PlanRandomTail(options_.plan_size);
   std::vector<Config> proposals;
   bool planner_dry = false;  // a plan came back empty in this call: do not ask again
   while (proposals.size() < n) {

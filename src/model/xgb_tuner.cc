@@ -167,7 +167,7 @@ void XgbTuner::LoadHistory(uint64_t seed, const TransferHistory& history) {
 std::vector<Config> XgbTuner::Propose(size_t n) {
   RequireInit("Propose");
   // AutoTVM's ε-greedy: the last int(0.05 · plan_size) slots of a plan are random.
-  const size_t random_tail = static_cast<size_t>(0.05 * options_.plan_size);
+  const size_t random_tail = PlanRandomTail(options_.plan_size);
   std::vector<Config> proposals;
   // E0 first (validity_init); members already observed (a resumed run) are skipped.
   for (; e0_pt_ < e0_.size() && proposals.size() < n; ++e0_pt_) {

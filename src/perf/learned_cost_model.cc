@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 #include <unordered_set>
 
@@ -44,7 +43,6 @@ void LearnedCostModel::Load(const std::string& path) {
 
 std::vector<double> LearnedCostModel::Predict(const std::vector<Config>& configs) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  const auto start = std::chrono::steady_clock::now();
   // Build the programs of the configurations not scored yet (each once, however often it
   // appears), predict them in one batch, then answer from the cache.
   std::vector<ProgramGraph> graphs;
@@ -72,18 +70,12 @@ std::vector<double> LearnedCostModel::Predict(const std::vector<Config>& configs
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) out.push_back(scores_.at(config));
-  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
 size_t LearnedCostModel::programs_scored() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return scores_.size();
-}
-
-double LearnedCostModel::scoring_seconds() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return seconds_;
 }
 
 Json PerfModelTrainingMachine(const PerfModel& model) {

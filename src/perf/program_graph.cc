@@ -77,12 +77,7 @@ class Builder {
   static std::vector<Use> Uses(const Stmt& stmt) {
     std::vector<Use> uses;
     const bool mac = stmt.kind == StmtKind::kMultiplyAdd;
-    if (stmt.kind != StmtKind::kZero) uses.push_back({&stmt.a, false, false});
-    if (mac) uses.push_back({&stmt.b, false, false});
-    if (stmt.kind == StmtKind::kCopy && stmt.bias) uses.push_back({&*stmt.bias, false, false});
-    if (stmt.kind == StmtKind::kCopy && stmt.residual) {
-      uses.push_back({&*stmt.residual, false, false});
-    }
+    for (const Access* read : StmtReads(stmt)) uses.push_back({read, false, false});
     if (mac) uses.push_back({&stmt.dst, false, true});
     uses.push_back({&stmt.dst, true, mac});
     return uses;

@@ -104,6 +104,18 @@ class BowlDevice {
   uint64_t noise_salt_;
 };
 
+// The mean time of the configurations `device` runs (+inf when none does).
+inline double MeanOkTime(const BowlDevice& device, const std::vector<Config>& configs) {
+  double sum = 0.0;
+  size_t ok = 0;
+  for (const Config& config : configs) {
+    if (device.Fails(config)) continue;
+    sum += device.TimeOf(config);
+    ++ok;
+  }
+  return ok ? sum / ok : INFINITY;
+}
+
 // Proposes/observes until `budget` measurements; returns every proposal in order.
 inline std::vector<Config> Drive(Tuner& tuner, const Task& task, const BowlDevice& device,
                                  uint64_t seed, size_t batch, size_t budget) {

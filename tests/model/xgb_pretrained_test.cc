@@ -17,6 +17,7 @@ namespace {
 
 using model_testing::BowlDevice;
 using model_testing::BowlSpace;
+using model_testing::MeanOkTime;
 using model_testing::Median;
 
 // A frozen model that predicts −ln(time) of a bowl device: the optimum of `device`, which may be
@@ -47,17 +48,6 @@ class BowlCostModel : public CostModel {
   mutable size_t predictions_ = 0;
 };
 
-double MeanTime(const BowlDevice& device, const std::vector<Config>& configs) {
-  double sum = 0.0;
-  size_t ok = 0;
-  for (const Config& config : configs) {
-    if (device.Fails(config)) continue;
-    sum += device.TimeOf(config);
-    ++ok;
-  }
-  return ok ? sum / ok : INFINITY;
-}
-
 std::vector<Config> FirstProposals(const Task& task, std::shared_ptr<const CostModel> pretrained,
                                    uint64_t seed, size_t n, XgbTunerOptions options = {}) {
   auto tuner = MakeXgbTuner(options);
@@ -74,8 +64,8 @@ TEST(XgbPretrainedTest, TheFirstBatchIsThePretrainedModelsBest) {
   auto pretrained = std::make_shared<BowlCostModel>(BowlDevice({6, 3, 5, 3, 1}, 3e-3, 17));
   std::vector<double> without, with;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    without.push_back(MeanTime(device, FirstProposals(task, nullptr, seed, 16)));
-    with.push_back(MeanTime(device, FirstProposals(task, pretrained, seed, 16)));
+    without.push_back(MeanOkTime(device, FirstProposals(task, nullptr, seed, 16)));
+    with.push_back(MeanOkTime(device, FirstProposals(task, pretrained, seed, 16)));
   }
   std::cout << "mean time of the first 16 proposals (ms), median of 3 seeds: cold "
             << 1e3 * Median(without) << ", from the pretrained model " << 1e3 * Median(with)

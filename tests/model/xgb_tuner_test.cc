@@ -129,15 +129,7 @@ TEST(XgbTunerTest, TransferFromARelatedDeviceImprovesTheFirstBatch) {
     TargetKnowledge knowledge;
     knowledge.history = known;
     tuner->Init(TuningContext{&task, seed, std::move(knowledge)});
-    std::vector<Config> batch = tuner->Propose(64);
-    double sum = 0.0;
-    size_t ok = 0;
-    for (const Config& config : batch) {
-      if (device.Fails(config)) continue;
-      sum += device.TimeOf(config);
-      ++ok;
-    }
-    return sum / ok;
+    return model_testing::MeanOkTime(device, tuner->Propose(64));
   };
   std::vector<double> without, with;
   for (uint64_t seed = 1; seed <= 3; ++seed) {

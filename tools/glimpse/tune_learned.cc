@@ -16,10 +16,10 @@ namespace glimpse::cli {
 namespace {
 
 // The smallest plan (at least the default) whose first `measurements` proposals are all planned:
-// the last int(0.05 · plan_size) slots of a plan are random (AutoTVM's ε-greedy).
+// the last PlanRandomTail(plan_size) slots of a plan are random (AutoTVM's ε-greedy).
 int PlanSizeFor(int64_t measurements) {
   int plan_size = XgbTunerOptions{}.plan_size;
-  while (plan_size - static_cast<int>(0.05 * plan_size) < measurements) ++plan_size;
+  while (plan_size - static_cast<int64_t>(PlanRandomTail(plan_size)) < measurements) ++plan_size;
   return plan_size;
 }
 

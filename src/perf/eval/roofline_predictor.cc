@@ -38,19 +38,7 @@ void CollectStatements(const std::vector<Node>& body, std::vector<const Loop*>& 
 }
 
 std::vector<const Access*> AccessesOf(const Stmt& stmt) {
-  std::vector<const Access*> out;
-  switch (stmt.kind) {
-    case StmtKind::kZero:
-      break;
-    case StmtKind::kMultiplyAdd:
-      out = {&stmt.a, &stmt.b};
-      break;
-    case StmtKind::kCopy:
-      out = {&stmt.a};
-      if (stmt.bias) out.push_back(&*stmt.bias);
-      if (stmt.residual) out.push_back(&*stmt.residual);
-      break;
-  }
+  std::vector<const Access*> out = StmtReads(stmt);
   out.push_back(&stmt.dst);
   return out;
 }
