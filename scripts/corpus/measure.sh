@@ -8,7 +8,7 @@
 # Usage: scripts/corpus/measure.sh [SECONDS]    (default 3600: stop after that long)
 #        scripts/corpus/measure.sh --snapshot   (only write the snapshot of build/corpus's database)
 #
-# Stop it early with `kill -INT <pid>` (or Ctrl-C): glimpse commits every batch (a stop loses at
+# Stop it early with `kill <pid>` (SIGTERM; or Ctrl-C): glimpse commits every batch (a stop loses at
 # most the batch in flight), and the snapshot is written on the way out. A machine that vanishes
 # keeps only the last snapshot, so prefer several runs of half an hour, each committed. Run it on a quiet machine: the times are the corpus's labels.
 # Settings: every zoo model, 240 uniform samples and 32 tuned measurements per operator, seed 0 —
@@ -70,11 +70,14 @@ if [[ ! -f $db && -f $snapshot ]]; then
   rm -f "$tmp"
 fi
 
-# glimpse stops by itself at the time budget; SIGINT ends it at once (committed batches stay).
+# glimpse stops by itself at the time budget; a signal ends it at once (committed batches stay).
+# It runs in the background so that this script can write the snapshot after it, and a
+# background command of a script ignores SIGINT: Ctrl-C or a SIGTERM to this script is passed on
+# to it as SIGTERM. (A script started in the background ignores SIGINT itself: use SIGTERM.)
 "$glimpse" corpus measure --db "$db" --per-operator 240 --tuned-best 32 --seed 0 \
   --time-budget "$budget" --progress log &
 child=$!
-trap 'kill -INT $child 2>/dev/null' INT TERM
+trap 'kill -TERM $child 2>/dev/null' INT TERM
 wait $child
 status=$?
 # wait returns early when a signal arrives: wait for glimpse itself to finish committing.
