@@ -286,8 +286,7 @@ int Run(const Options& options, int argc, char** argv) {
   record.onednn = OneDnnDescription();
   record.openblas = OpenBlasDescription();
   record.check = options.check;
-  const int64_t llc = record.machine.llc_bytes > 0 ? record.machine.llc_bytes : int64_t{32} << 20;
-  record.protocol.flush_bytes = 2 * llc;
+  record.protocol.flush_bytes = DefaultCacheFlushBytes();  // the runner's, capped the same way
   CacheFlusher flusher(record.protocol.flush_bytes);
   std::cout << "machine: " << record.machine.cpu_model << ", CPUs used " << cpus.size()
             << ", load average " << record.load_start << "\n"
@@ -295,8 +294,10 @@ int Run(const Options& options, int argc, char** argv) {
 
   record.peak = MeasurePeak(cpus, record.protocol);
   for (const auto& p : record.peak) {
-    std::cout << "peak " << p.isa << " on " << p.cpus.size() << " thread(s): " << p.gflops
-              << " GFLOP/s\n";
+    std::cout << fmt::format(
+        "peak {} on {} thread(s): {:.1f} GFLOP/s; clock {:.2f} GHz, so {:.1f} FLOP/cycle per "
+        "core\n",
+        p.isa, p.cpus.size(), p.gflops, p.clock_ghz, p.flop_per_cycle);
   }
 
   if (!options.machine_profile_out.empty()) {

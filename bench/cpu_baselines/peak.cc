@@ -57,6 +57,24 @@ __attribute__((target("avx512f"))) float FmaChainsAvx512(int64_t iterations, flo
   return total;
 }
 
+// 100 dependent adds per iteration: one cycle each, so the chain (not the loop's own counter and
+// branch, which run beside it on other ALUs) sets the time.
+#define GLIMPSE_ADD10                                                                    \
+  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t" \
+  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+constexpr int kAddsPerIteration = 100;
+
+__attribute__((noinline)) float AddChain(int64_t iterations) {
+  uint64_t x = 0;
+  for (int64_t it = 0; it < iterations; ++it) {
+    asm volatile(GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10
+                     GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10
+                 : "+r"(x));
+  }
+  return static_cast<float>(x);
+}
+#undef GLIMPSE_ADD10
+
 using ChainsFn = float (*)(int64_t, float, float);
 
 // One sample: the chains on every CPU at once (RunPinnedSample).
@@ -99,6 +117,28 @@ int64_t Calibrate(ChainsFn fn, int cpu, double target_s) {
 
 }  // namespace
 
+double MeasureClockGhz(const std::vector<int>& cpus, const Protocol& protocol) {
+  if (cpus.empty()) throw Error("clock: no CPUs to run on");
+  const auto sample = [&](int64_t iterations, const std::vector<int>& on) {
+    return RunPinnedSample(
+        on, [&](size_t) { return AddChain(iterations); }, "clock");
+  };
+  // About 2 ms per sample, like the peak's, from the fastest of three short runs.
+  int64_t iterations = 1 << 10;
+  for (;;) {
+    double seconds = std::min({sample(iterations, {cpus[0]}), sample(iterations, {cpus[0]}),
+                               sample(iterations, {cpus[0]})});
+    if (seconds >= kSampleTarget / 4 || iterations >= (int64_t{1} << 34)) {
+      iterations = std::max<int64_t>(1, static_cast<int64_t>(iterations * kSampleTarget / seconds));
+      break;
+    }
+    iterations *= 4;
+  }
+  const std::vector<double> samples =
+      RepeatSamples([&] { return sample(iterations, cpus); }, protocol);
+  return static_cast<double>(iterations) * kAddsPerIteration / Median(samples) / 1e9;
+}
+
 std::vector<PeakResult> MeasurePeak(const std::vector<int>& cpus, const Protocol& protocol) {
   if (cpus.empty()) throw Error("FP32 peak: no CPUs to run on");
   struct Kind {
@@ -118,11 +158,14 @@ std::vector<PeakResult> MeasurePeak(const std::vector<int>& cpus, const Protocol
   for (const Kind& kind : kinds) {
     if (!kind.supported) continue;
     const int64_t iterations = Calibrate(kind.fn, cpus[0], kSampleTarget);
-    results.push_back(
-        Measure(kind.isa, kind.fn, kind.lanes, kind.chains, {cpus[0]}, iterations, protocol));
-    if (cpus.size() > 1) {
-      results.push_back(
-          Measure(kind.isa, kind.fn, kind.lanes, kind.chains, cpus, iterations, protocol));
+    std::vector<std::vector<int>> teams = {{cpus[0]}};
+    if (cpus.size() > 1) teams.push_back(cpus);
+    for (const auto& team : teams) {
+      PeakResult result =
+          Measure(kind.isa, kind.fn, kind.lanes, kind.chains, team, iterations, protocol);
+      result.clock_ghz = MeasureClockGhz(team, protocol);
+      result.flop_per_cycle = result.gflops / static_cast<double>(team.size()) / result.clock_ghz;
+      results.push_back(std::move(result));
     }
   }
   if (results.empty()) throw Error("FP32 peak: this CPU has neither AVX2+FMA nor AVX-512F");

@@ -23,7 +23,17 @@ struct PeakResult {
   double median_s = 0;
   double gflops = 0;       // 2 flops per FMA per lane, all threads, at the median
   double best_gflops = 0;  // the same at the fastest sample
+  // The core clock measured on the same CPUs right after (MeasureClockGhz), and what the peak is
+  // per cycle and core at that clock: 32 FP32 FLOP/cycle is two 256-bit FMA pipes (Zen 4, also
+  // for AVX-512, which it runs as two halves), 64 two 512-bit ones (Sapphire Rapids).
+  double clock_ghz = 0;
+  double flop_per_cycle = 0;  // gflops / threads / clock_ghz
 };
+
+// The clock of the cores `cpus` while each runs a chain of dependent integer adds (one cycle
+// each), one pinned thread per CPU: added cycles / median seconds. Throws Error when a thread
+// cannot be pinned.
+double MeasureClockGhz(const std::vector<int>& cpus, const Protocol& protocol);
 
 // Per supported ISA: one thread on cpus[0], then one thread on each of `cpus` (when there is more
 // than one). Each sample's work is calibrated to take about 2 ms on one thread (the length of a

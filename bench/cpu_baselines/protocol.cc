@@ -101,15 +101,6 @@ int64_t ReadCacheSizeBytes(const std::string& path) {
   return value;
 }
 
-int64_t LastLevelCacheBytes() {
-  int64_t best = 0;
-  for (int index = 0; index < 8; ++index) {
-    best = std::max(best, ReadCacheSizeBytes("/sys/devices/system/cpu/cpu0/cache/index" +
-                                             std::to_string(index) + "/size"));
-  }
-  return best;
-}
-
 double RunPinnedSample(const std::vector<int>& cpus, const std::function<float(size_t)>& work,
                        const std::string& what) {
   using Clock = std::chrono::steady_clock;
@@ -158,18 +149,6 @@ std::vector<double> RepeatSamples(const std::function<double()>& sample, const P
     total += samples.back();
   }
   return samples;
-}
-
-CacheFlusher::CacheFlusher(int64_t bytes)
-    : buffer_(static_cast<size_t>(std::max<int64_t>(0, bytes))) {}
-
-void CacheFlusher::Flush() {
-  if (buffer_.empty()) return;
-  ++round_;
-  std::memset(buffer_.data(), round_ & 0xff, buffer_.size());
-  // Reading one byte back keeps the compiler from dropping the writes.
-  volatile char sink = buffer_[static_cast<size_t>(round_) * 4099 % buffer_.size()];
-  (void)sink;
 }
 
 std::vector<double> TimeCalls(const std::function<void()>& call, const Protocol& protocol,

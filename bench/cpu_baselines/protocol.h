@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/cache_flush.h"  // CacheFlusher: the runner worker's flush, shared
+
 namespace glimpse::baselines {
 
 // The first `threads` CPUs this process may use (every one of them when threads <= 0), in
@@ -34,8 +36,6 @@ bool IsPinnedImage();
 // Pins the calling thread to one CPU. Throws Error on failure.
 void PinThisThread(int cpu);
 
-// Bytes of the largest cache sysfs lists for CPU 0, or 0 when sysfs says nothing.
-int64_t LastLevelCacheBytes();
 // A sysfs cache size file ("48K", "2048K", "480M") in bytes; 0 when it cannot be read.
 int64_t ReadCacheSizeBytes(const std::string& path);
 
@@ -54,25 +54,12 @@ struct Protocol {
   int min_repeats = 3;       // timed calls at least …
   double min_time_s = 0.05;  // … and at least this much summed call time …
   int max_repeats = 200;     // … but never more calls than this
-  int64_t flush_bytes = 0;   // bytes written before every timed call; 0: none
+  int64_t flush_bytes = 0;   // bytes swept before every timed call (CacheFlusher); 0: none
 };
 
 // `protocol.warmup` untimed samples, then samples until protocol.min_repeats and
 // protocol.min_time_s (at most max_repeats): for work that times itself (RunPinnedSample).
 std::vector<double> RepeatSamples(const std::function<double()>& sample, const Protocol& protocol);
-
-// Evicts an operator's data from the caches by writing a buffer (2 × LLC in the protocol), as the
-// runner's worker does between timed calls.
-class CacheFlusher {
- public:
-  explicit CacheFlusher(int64_t bytes);
-  void Flush();
-  int64_t bytes() const { return static_cast<int64_t>(buffer_.size()); }
-
- private:
-  std::vector<char> buffer_;
-  int round_ = 0;
-};
 
 // Runs `call` protocol.warmup times untimed, then times single calls — each preceded by a flush —
 // until min_repeats samples and min_time_s of summed call time are reached (at most max_repeats).

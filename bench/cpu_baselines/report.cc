@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "glimpse/ops.h"
+
 namespace glimpse::baselines {
 namespace {
 
@@ -107,6 +109,8 @@ Json ToJson(const RunRecord& record) {
                     {"median_s", p.median_s},
                     {"gflops", p.gflops},
                     {"best_gflops", p.best_gflops},
+                    {"clock_ghz", p.clock_ghz},
+                    {"flop_per_cycle", p.flop_per_cycle},
                     {"samples_s", p.samples_s}});
   }
   Json ops = Json::array(), small = Json::array();
@@ -187,13 +191,19 @@ std::string ToMarkdown(const RunRecord& record) {
   md += "## FP32 peak (FMA microbenchmark)\n\n";
   md +=
       "| ISA | threads | chains × lanes | samples | median ms | GFLOP/s | GFLOP/s per thread | "
-      "GFLOP/s, fastest sample |\n";
-  md += "|---|---|---|---|---|---|---|---|\n";
+      "GFLOP/s, fastest sample | clock GHz | FLOP/cycle per core |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& p : record.peak) {
-    md += fmt::format("| {} | {} | {} × {} | {} | {:.2f} | {:.1f} | {:.1f} | {:.1f} |\n", p.isa,
-                      p.cpus.size(), p.chains, p.lanes, p.samples_s.size(), p.median_s * 1e3,
-                      p.gflops, p.gflops / p.cpus.size(), p.best_gflops);
+    md += fmt::format(
+        "| {} | {} | {} × {} | {} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {:.2f} | {:.1f} |\n", p.isa,
+        p.cpus.size(), p.chains, p.lanes, p.samples_s.size(), p.median_s * 1e3, p.gflops,
+        p.gflops / p.cpus.size(), p.best_gflops, p.clock_ghz, p.flop_per_cycle);
   }
+  md +=
+      "\nThe clock is measured on the same CPUs right after each peak, from a chain of dependent "
+      "integer adds (one cycle each); FLOP/cycle per core names the FMA hardware the peak "
+      "reached: 32 is two 256-bit FMA pipes (Zen 4 runs AVX-512 as two halves on them), 64 two "
+      "512-bit ones.\n";
   md +=
       "\nThe median is the protocol's statistic; other work on the machine can only slow a "
       "sample down, so the fastest sample is the better estimate of what the cores can do "
@@ -208,8 +218,10 @@ std::string ToMarkdown(const RunRecord& record) {
       "images. — : not applicable.";
   if (peak != nullptr) {
     md += fmt::format(
-        " Last column: the best library's GFLOP/s as a share of the {}-thread {} "
-        "peak ({:.1f} GFLOP/s).",
+        " Last columns: the best library's GFLOP/s as a share of the {}-thread {} "
+        "peak ({:.1f} GFLOP/s), counted with `OperatorFlops` and with the taps inside the image "
+        "only (`OperatorFlopsInsideImage`, the work of a kernel that skips the padding) — a "
+        "peak that is the peak bounds the second.",
         peak->cpus.size(), peak->isa, peak->gflops);
   }
   md += "\n\n| # | operator | MFLOP |";
@@ -218,7 +230,7 @@ std::string ToMarkdown(const RunRecord& record) {
     md += fmt::format(" {} ms | GFLOP/s |", Title(variant));
     rule += "---|---|";
   }
-  md += " best % of peak |\n" + rule + "---|\n";
+  md += " best % of peak | best % of peak, taps inside |\n" + rule + "---|---|\n";
   std::vector<double> sums(kVariants.size(), 0.0);
   std::vector<bool> complete(kVariants.size(), true);
   for (size_t i = 0; i < record.ops.size(); ++i) {
@@ -235,14 +247,20 @@ std::string ToMarkdown(const RunRecord& record) {
         complete[v] = false;
       }
     }
-    md += peak != nullptr && best > 0 ? fmt::format(" {:.0f} % |\n", 100 * best / peak->gflops)
-                                      : " — |\n";
+    if (peak != nullptr && best > 0) {
+      const Operator parsed = ParseOperator(op.op);
+      const double inside = OperatorFlopsInsideImage(parsed) / OperatorFlops(parsed);
+      md += fmt::format(" {:.0f} % | {:.0f} % |\n", 100 * best / peak->gflops,
+                        100 * best * inside / peak->gflops);
+    } else {
+      md += " — | — |\n";
+    }
   }
   md += "| | sum over the listed operators (each once) | |";
   for (size_t v = 0; v < kVariants.size(); ++v) {
     md += complete[v] ? fmt::format(" {:.3f} | |", sums[v] * 1e3) : " — | |";
   }
-  md += " |\n";
+  md += " | |\n";
 
   md += "\n## What oneDNN ran\n\n";
   md +=
@@ -300,9 +318,11 @@ std::string ToMarkdown(const RunRecord& record) {
       "threads pinned with openblas_setaffinity; peak: one pinned std::thread per CPU). Per "
       "operator and library: one first call (checked with `--check`; its output is NaN before), "
       "{} warm-up call(s), then timed single calls until at least {} samples and {:.3f} s of "
-      "summed time (at most {}), each preceded by writing {} (2 × the last-level cache from "
-      "sysfs) so every call starts with cold caches. The median is reported; every sample is in "
-      "the JSON.\n",
+      "summed time (at most {}), each preceded by a flush of {} (2 × the last-level cache from "
+      "sysfs; glimpse/cache_flush.h): every thread of the OpenMP team, one per CPU, loads and "
+      "stores one byte of each line of its slice, so every call starts with cold caches on "
+      "every core (bench/results/cache_flush.md measures that it evicts). The median is "
+      "reported; every sample is in the JSON.\n",
       machine.cpus.size(), CpuList(machine.cpus), protocol.warmup, protocol.min_repeats,
       protocol.min_time_s, protocol.max_repeats, Bytes(protocol.flush_bytes));
   md +=

@@ -132,8 +132,9 @@ struct CpuRunnerOptions {
   int min_repeats = 3;       // timed runs at least …
   double min_time_s = 0.05;  // … and at least this much summed kernel time …
   int max_repeats = 200;     // … but never more runs than this
-  // Bytes written between timed runs to evict the operator's data; 0: 2 × the last-level cache
-  // (from sysfs; 64 MiB when unknown; at most 128 MiB), negative: no flush.
+  // Bytes swept between timed runs to evict the operator's data (glimpse/cache_flush.h: every
+  // thread of the kernel's team, one load and store per line); 0: DefaultCacheFlushBytes() (2 ×
+  // the last-level cache from sysfs, 64 MiB when unknown, at most 128 MiB), negative: no flush.
   int64_t flush_bytes = 0;
   double timeout_s = 10.0;  // per candidate (check + warm-up + timed runs); then run-timeout
   double rtol = 1e-3;       // see docs/cpu-tuning.md "Correctness check"

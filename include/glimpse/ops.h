@@ -78,11 +78,18 @@ using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, Bat
 // ones.
 Operator ParseOperator(const std::string& text);
 std::string OperatorToString(const Operator& op);  // the canonical form ParseOperator reads
+// The operator with its epilogue (bias, ReLU, ReLU6, residual add) removed: the loops that set its
+// speed. Two operators equal here are epilogue siblings, whose schedules transfer one to one.
+Operator OperatorWithoutEpilogue(Operator op);
 std::string OperatorName(
     const Operator& op);                  // "dense", "conv2d", "depthwise_conv2d", "batch_matmul"
 Json OperatorToJson(const Operator& op);  // {"op": "dense", "M": 1, …}
 Operator OperatorFromJson(const Json& json);  // throws Error like ParseOperator
 double OperatorFlops(const Operator& op);     // 2 · multiply-adds (epilogue not counted)
+// 2 · the multiply-adds whose input tap lies inside the image: what a convolution that skips the
+// zero padding computes (oneDNN's direct kernels do). Equals OperatorFlops without padding; a rate
+// counted with OperatorFlops can exceed the machine's peak by the ratio of the two.
+double OperatorFlopsInsideImage(const Operator& op);
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op);
 std::vector<int64_t> OperatorOutputShape(const Operator& op);
 int64_t OperatorReductionLength(

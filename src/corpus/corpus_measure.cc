@@ -209,7 +209,11 @@ Json CpuCorpusRunNote(const CpuTargetOptions& target, const CorpusMeasureOptions
         {"min_time_s", runner.min_time_s},
         {"max_repeats", runner.max_repeats},
         {"flush_bytes", runner.flush_bytes},
-        {"flush", "0: 2 x the last-level cache (at most 128 MiB) written between timed runs"},
+        // Which flush: 0 was a memset of the buffer by one thread (glibc's non-temporal stores
+        // left data cached), 1 the sweep of glimpse/cache_flush.h by every thread.
+        {"flush",
+         "1: every thread of the kernel's team loads and stores each line of its slice "
+         "of 2 x the last-level cache (at most 128 MiB) between timed runs"},
         {"rtol", runner.rtol},
         {"time", "median of the timed runs; the output is checked against the reference first"},
         {"compiler", CpuBuilderOptions{}.compiler},

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "glimpse/build_support.h"
+#include "glimpse/cache_flush.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/measure_worker.h"
@@ -21,26 +22,6 @@
 #endif
 
 namespace glimpse {
-
-namespace {
-
-// Bytes of the largest cache sysfs lists for CPU 0, or 0.
-int64_t LastLevelCacheBytes() {
-  int64_t best = 0;
-  for (int index = 0; index < 8; ++index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (!(in >> text) || text.empty()) continue;
-    int64_t value = std::atoll(text.c_str());
-    char unit = text.back();
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
-    best = std::max(best, value);
-  }
-  return best;
-}
-
-}  // namespace
 
 struct CpuRunner::Impl {
   CpuRunnerOptions options;
@@ -71,14 +52,9 @@ CpuRunner::CpuRunner(CpuRunnerOptions options) : impl_(std::make_unique<Impl>())
   const int threads = static_cast<int>(cpus.size());
   std::string cpu_list;  // "0,1"
   for (int cpu : cpus) cpu_list += (cpu_list.empty() ? "" : ",") + std::to_string(cpu);
-  // A virtual machine may report its host socket's whole L3 (480 MiB seen on a 2-CPU guest): a
-  // flush of twice that before each of up to max_repeats timed runs would run every candidate
-  // into its timeout, so the default stops at kMaxDefaultFlushBytes.
-  constexpr int64_t kMaxDefaultFlushBytes = int64_t{128} << 20;
-  const int64_t cache = LastLevelCacheBytes() > 0 ? LastLevelCacheBytes() : (int64_t{32} << 20);
   impl.flush_bytes = options.flush_bytes > 0   ? options.flush_bytes
                      : options.flush_bytes < 0 ? 0
-                                               : std::min(2 * cache, kMaxDefaultFlushBytes);
+                                               : DefaultCacheFlushBytes();
   process::MeasureWorkerOptions worker;
   worker.name = "the cpu worker";
   worker.argv = {worker_path, "--cpus", cpu_list};

@@ -342,10 +342,58 @@ bool OperatorInputIsConstant(const Operator& op, int index) {
   return index == 1 && !std::holds_alternative<BatchMatmulShape>(op);
 }
 
+Operator OperatorWithoutEpilogue(Operator op) {
+  std::visit(
+      [](auto& shape) {
+        shape.bias = false;
+        shape.relu = false;
+        shape.relu6 = false;
+        shape.residual = false;
+      },
+      op);
+  return op;
+}
+
 double OperatorFlops(const Operator& op) {
   double outputs = 1;
   for (int64_t d : OperatorOutputShape(op)) outputs *= static_cast<double>(d);
   return 2.0 * outputs * static_cast<double>(OperatorReductionLength(op));
+}
+
+namespace {
+
+// Pairs (output position, filter tap) along one axis whose input index lies inside [0, size).
+int64_t TapsInsideImage(int64_t size, int64_t out, int64_t taps, int64_t stride, int64_t pad,
+                        int64_t dilation) {
+  int64_t inside = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t i = o * stride - pad + t * dilation;
+      inside += (i >= 0 && i < size) ? 1 : 0;
+    }
+  }
+  return inside;
+}
+
+}  // namespace
+
+double OperatorFlopsInsideImage(const Operator& op) {
+  return std::visit(Overloaded{[](const Conv2dShape& c) {
+                                 return 2.0 * static_cast<double>(c.n * c.k * c.c) *
+                                        static_cast<double>(TapsInsideImage(
+                                            c.h, c.OutH(), c.r, c.stride, c.pad, c.dilation)) *
+                                        static_cast<double>(TapsInsideImage(
+                                            c.w, c.OutW(), c.s, c.stride, c.pad, c.dilation));
+                               },
+                               [](const DepthwiseConv2dShape& d) {
+                                 return 2.0 * static_cast<double>(d.n * d.c) *
+                                        static_cast<double>(TapsInsideImage(
+                                            d.h, d.OutH(), d.r, d.stride, d.pad, d.dilation)) *
+                                        static_cast<double>(TapsInsideImage(
+                                            d.w, d.OutW(), d.s, d.stride, d.pad, d.dilation));
+                               },
+                               [&op](const auto&) { return OperatorFlops(op); }},
+                    op);
 }
 
 }  // namespace glimpse

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/cache_flush.h"
 #include "glimpse/error.h"
 #include "glimpse/ops.h"
 #include "glimpse/reference.h"
@@ -69,14 +70,6 @@ void Prepare(Data& data, const Operator& op, uint64_t seed) {
   data.key = key;
 }
 
-// Writes (and reads back one byte of) a buffer larger than the last-level cache.
-void Flush(std::vector<char>& buffer, int round) {
-  if (buffer.empty()) return;
-  std::memset(buffer.data(), round & 0xff, buffer.size());
-  volatile char sink = buffer[static_cast<size_t>(round) % buffer.size()];
-  (void)sink;
-}
-
 using process::MeasureAnswer;
 using process::MeasureRequest;
 
@@ -87,11 +80,10 @@ MeasureAnswer Failed(MeasureStatus status, std::string error) {
   return answer;
 }
 
-MeasureAnswer Handle(const MeasureRequest& request, Data& data, std::vector<char>& flush) {
+MeasureAnswer Handle(const MeasureRequest& request, Data& data, CacheFlusher& flusher) {
   const Operator& op = request.op;
   Prepare(data, op, request.seed);
-  size_t flush_bytes = request.flush_bytes > 0 ? static_cast<size_t>(request.flush_bytes) : 0;
-  if (flush.size() != flush_bytes) flush.assign(flush_bytes, 0);
+  flusher.Resize(std::max<int64_t>(request.flush_bytes, 0));
 
   const std::string& artifact = request.artifact;
   size_t colon = artifact.rfind(':');
@@ -162,7 +154,7 @@ MeasureAnswer Handle(const MeasureRequest& request, Data& data, std::vector<char
   double total = 0;
   while (static_cast<int>(samples.size()) < max_repeats &&
          (static_cast<int>(samples.size()) < min_repeats || total < min_time_s)) {
-    Flush(flush, static_cast<int>(samples.size()));
+    flusher.Flush();
     auto start = std::chrono::steady_clock::now();
     kernel(pointers.data(), output.data());
     double seconds =
@@ -201,9 +193,9 @@ int main(int argc, char** argv) {
   std::cout << glimpse::process::WorkerHelloToJson(glimpse::process::WorkerHello{}).dump()
             << std::endl;
   glimpse::cpu::Data data;
-  std::vector<char> flush;
+  glimpse::CacheFlusher flusher;
   glimpse::process::ServeRequests(std::cin, std::cout, [&](const auto& request) {
-    return glimpse::cpu::Handle(request, data, flush);
+    return glimpse::cpu::Handle(request, data, flusher);
   });
   return 0;
 }

@@ -1,0 +1,63 @@
+// Evicting a kernel's data from the CPU caches before a timed run — the same flush for glimpse's
+// kernels (the CPU worker) and for the libraries they are compared with (bench/cpu_baselines), so
+// that "cold" means the same thing on both sides (docs/cpu-tuning.md, "Cache flush").
+//
+// Two ways a flush can fail to evict, both measured by bench/bench_cache_flush:
+//   - memset of a large buffer: glibc writes it with non-temporal stores, which bypass the caches
+//     and leave the kernel's data where it was;
+//   - a sweep by one thread: it evicts that core's private L1 and L2 only, while the kernel's other
+//     threads find their slices still there.
+// So every thread of the OpenMP team the kernels run with (the worker pins it, one thread per CPU)
+// loads and stores one byte of each 64-byte line of its own slice of the buffer: an ordinary store
+// needs the line in that core's caches, so the buffer displaces what was there, level by level.
+// The stores leave the lines dirty; the next kernel pays for writing some of them back, as it
+// would after any other work — the same for every kernel measured.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace glimpse {
+
+class CacheFlusher {
+ public:
+  // `bytes`: the buffer swept (the protocol uses twice the last-level cache); 0 flushes nothing.
+  explicit CacheFlusher(int64_t bytes = 0);
+  ~CacheFlusher();
+  CacheFlusher(const CacheFlusher&) = delete;
+  CacheFlusher& operator=(const CacheFlusher&) = delete;
+
+  // Reallocates when the size differs (a no-op otherwise).
+  void Resize(int64_t bytes);
+  int64_t bytes() const { return bytes_; }
+
+  // One sweep over the whole buffer by the default OpenMP team (its threads split the lines in
+  // contiguous slices); adds the sweep's number to the first byte of every line.
+  void Flush();
+
+  // How many sweeps so far, and the buffer, for the tests that check every line was written.
+  int sweeps() const { return sweeps_; }
+  const unsigned char* data() const { return buffer_.get(); }
+
+ private:
+  struct FreeDeleter {
+    void operator()(unsigned char* p) const;
+  };
+  std::unique_ptr<unsigned char, FreeDeleter> buffer_;
+  int64_t bytes_ = 0;
+  int sweeps_ = 0;
+};
+
+// The cache line size the sweep steps by.
+constexpr int64_t kCacheLineBytes = 64;
+
+// Bytes of the largest cache sysfs lists for CPU 0, or 0 when sysfs says nothing.
+int64_t LastLevelCacheBytes();
+
+// The protocol's flush size: twice the last-level cache (32 MiB assumed when sysfs says nothing),
+// at most 128 MiB — a virtual machine may report its host socket's whole L3 (480 MiB seen on a
+// 2-CPU guest), and sweeping twice that before every timed run would run candidates into their
+// timeouts.
+int64_t DefaultCacheFlushBytes();
+
+}  // namespace glimpse

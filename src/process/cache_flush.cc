@@ -1,0 +1,87 @@
+#include "glimpse/cache_flush.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "glimpse/error.h"
+
+namespace glimpse {
+
+int64_t LastLevelCacheBytes() {
+  int64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    int64_t value = std::atoll(text.c_str());
+    const char unit = text.back();
+    if (unit == 'K') value <<= 10;
+    if (unit == 'M') value <<= 20;
+    best = std::max(best, value);
+  }
+  return best;
+}
+
+int64_t DefaultCacheFlushBytes() {
+  constexpr int64_t kMaxBytes = int64_t{128} << 20;
+  const int64_t cache = LastLevelCacheBytes();
+  return std::min(2 * (cache > 0 ? cache : int64_t{32} << 20), kMaxBytes);
+}
+
+void CacheFlusher::FreeDeleter::operator()(unsigned char* p) const { std::free(p); }
+
+CacheFlusher::CacheFlusher(int64_t bytes) { Resize(bytes); }
+
+CacheFlusher::~CacheFlusher() = default;
+
+void CacheFlusher::Resize(int64_t bytes) {
+  if (bytes < 0) throw Error("cache flush: negative size " + std::to_string(bytes));
+  const int64_t rounded = (bytes + kCacheLineBytes - 1) / kCacheLineBytes * kCacheLineBytes;
+  if (rounded == bytes_) return;
+  buffer_.reset();
+  bytes_ = 0;
+  if (rounded == 0) return;
+  auto* memory =
+      static_cast<unsigned char*>(std::aligned_alloc(kCacheLineBytes, static_cast<size_t>(rounded)));
+  if (memory == nullptr) {
+    throw Error("cache flush: cannot allocate " + std::to_string(rounded) + " bytes");
+  }
+  buffer_.reset(memory);
+  bytes_ = rounded;
+  // The pages are touched here, by the threads that will sweep them, so that the first timed run
+  // does not also pay for the page faults (and each thread's slice lives on its own node).
+  const int64_t lines = bytes_ / kCacheLineBytes;
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
+    std::memset(memory + begin * kCacheLineBytes, 0,
+                static_cast<size_t>((end - begin) * kCacheLineBytes));
+  }
+}
+
+void CacheFlusher::Flush() {
+  if (bytes_ == 0) return;
+  ++sweeps_;
+  const unsigned char increment = static_cast<unsigned char>(sweeps_);
+  unsigned char* const base = buffer_.get();
+  const int64_t lines = bytes_ / kCacheLineBytes;
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
+    // volatile: one ordinary load and store per line, never merged into a memset (which would
+    // bring back the non-temporal stores this class exists to avoid) nor dropped.
+    volatile unsigned char* line = base + begin * kCacheLineBytes;
+    for (int64_t i = begin; i < end; ++i, line += kCacheLineBytes) {
+      *line = static_cast<unsigned char>(*line + increment);
+    }
+  }
+}
+
+}  // namespace glimpse

@@ -1,0 +1,60 @@
+// The cache flush's bookkeeping: sizes, and that a sweep reaches every line whatever the team size
+// (a slice lost to the split between threads would leave a kernel's data cached there). Whether
+// it evicts is a property of the machine, measured by bench/bench_cache_flush.
+#include "glimpse/cache_flush.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include "glimpse/error.h"
+
+namespace glimpse {
+namespace {
+
+// Every line's first byte holds the sum of the sweep numbers so far (1 + 2 + … + sweeps).
+void ExpectEveryLineSwept(const CacheFlusher& flusher) {
+  const int sweeps = flusher.sweeps();
+  const auto expected = static_cast<unsigned char>(sweeps * (sweeps + 1) / 2);
+  const int64_t lines = flusher.bytes() / kCacheLineBytes;
+  int64_t missed = 0, first_missed = -1;
+  for (int64_t i = 0; i < lines; ++i) {
+    if (flusher.data()[i * kCacheLineBytes] != expected) {
+      if (first_missed < 0) first_missed = i;
+      ++missed;
+    }
+  }
+  EXPECT_EQ(missed, 0) << "of " << lines << " lines, first missed: " << first_missed;
+}
+
+TEST(CacheFlusherTest, SizeIsRoundedUpToWholeLinesAndZeroFlushesNothing) {
+  CacheFlusher empty;
+  EXPECT_EQ(empty.bytes(), 0);
+  empty.Flush();
+  EXPECT_EQ(empty.sweeps(), 0);
+  CacheFlusher flusher(1000);
+  EXPECT_EQ(flusher.bytes(), 1024);
+  flusher.Resize(64);
+  EXPECT_EQ(flusher.bytes(), 64);
+  flusher.Resize(0);
+  EXPECT_EQ(flusher.bytes(), 0);
+  EXPECT_THROW(flusher.Resize(-1), Error);
+}
+
+TEST(CacheFlusherTest, EverySweepReachesEveryLineForAnyTeamSize) {
+  const int saved = omp_get_max_threads();
+  // Line counts that do not divide evenly among the threads, and fewer lines than threads.
+  for (int threads : {1, 2, 3, 7}) {
+    omp_set_num_threads(threads);
+    for (int64_t lines : {int64_t{1}, int64_t{5}, int64_t{1000}, int64_t{4099}}) {
+      CacheFlusher flusher(lines * kCacheLineBytes);
+      for (int sweep = 0; sweep < 3; ++sweep) flusher.Flush();
+      EXPECT_EQ(flusher.sweeps(), 3);
+      SCOPED_TRACE(testing::Message() << threads << " threads, " << lines << " lines");
+      ExpectEveryLineSwept(flusher);
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+}  // namespace
+}  // namespace glimpse
