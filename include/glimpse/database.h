@@ -48,6 +48,9 @@ struct TuningRecord {
   double finished_at = 0.0;
 };
 
+// The measurement a record holds, as the runner reported it (time_s +inf unless ok).
+MeasureResult ResultFromRecord(const TuningRecord& record);
+
 // One line of `glimpse db list`.
 struct WorkloadSummary {
   std::string workload_key;

@@ -34,6 +34,10 @@ struct TaskOutcome {
   std::optional<TuneSummary> summary;  // set once tuned
   Json best_config;                    // by knob name; null when nothing succeeded
   bool build_only = false;             // candidates were built and checked, never run
+  // The epilogue siblings' records given to the strategy as history (TuneTasksOptions::
+  // sibling_history): how many, and from which tasks (0-based indices into the run's tasks).
+  int64_t history_records = 0;
+  std::vector<size_t> history_from;
 
   bool Tunable() const { return error.empty(); }
   // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
@@ -61,7 +65,21 @@ struct TuneTasksOptions {
   // model may keep a reference to `tuned.space`, which outlives it.
   std::function<std::shared_ptr<const CostModel>(const ModelTask& task, const Task& tuned)>
       pretrained_model;
+  // For a strategy that learns from history (TunerTraits::learns_from_history): the records, on
+  // this device, of the earlier tasks of the run that are the task's epilogue siblings (the same
+  // operator but for bias, ReLU, ReLU6 or a residual add: OperatorWithoutEpilogue) become its
+  // TargetKnowledge::history — the same loops, so the same fast schedules, found again in the
+  // first batch instead of searched for. Needs a database; records that do not fit the task's
+  // space are left out.
+  bool sibling_history = true;
 };
+
+// The records of `tasks[0..before)` that are epilogue siblings of `tasks[before]`, on `device`, as
+// configurations of `space` (those that do not fit it are left out); `from` gets the tasks they
+// came from.
+TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t before,
+                               const ConfigSpace& space, const std::string& device,
+                               const Database& database, std::vector<size_t>& from);
 
 // Tunes the tunable tasks one after the other with a fresh strategy each (MakeTuner, given what
 // the target knows: its device description for a strategy that reads one, a compile-only

@@ -1,5 +1,6 @@
 // Database: opening, workloads, committing and querying records. JSON lines are in json_lines.cc.
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include "database/database_impl.h"
@@ -10,6 +11,18 @@ namespace glimpse {
 
 using database::Statement;
 using database::Transaction;
+
+MeasureResult ResultFromRecord(const TuningRecord& record) {
+  MeasureResult result;
+  result.status = record.status;
+  result.time_s =
+      record.status == MeasureStatus::kOk ? record.time_s : std::numeric_limits<double>::infinity();
+  result.samples_s = record.samples_s;
+  result.compile_time_s = record.compile_time_s;
+  result.cost_s = record.cost_s;
+  result.error = record.error;
+  return result;
+}
 
 std::string Database::DefaultPath() {
   const char* env = std::getenv("GLIMPSE_DB");

@@ -261,9 +261,11 @@ void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed)
   history_ranked_.clear();
   history_failed_.clear();
   if (history.empty() || !options_.use_history) {
-    Component(history.empty() ? "history: none (no records of this kernel on other GPUs)"
-                              : "history: ignored (use_history false)",
-              false);
+    Component(
+        history.empty()
+            ? "history: none (no records of this kernel on other GPUs or of an epilogue sibling)"
+            : "history: ignored (use_history false)",
+        false);
     return;
   }
   XgbCostModelOptions model_options;
@@ -297,13 +299,15 @@ void GlimpseTuner::ResolveHistory(const TransferHistory& history, uint64_t seed)
       if (!ok) history_failed_.insert(config);
     }
   }
-  Component(fmt::format("history: {} records of other GPUs; an XGBoost model on them ranks {} "
-                        "candidates for the first batch (alternating with the prior) and adds {} "
-                        "to each pool; {} configurations that failed wherever measured are not "
-                        "proposed",
-                        history.size(), history_ranked_.size(), options_.history_pool_size,
-                        history_failed_.size()),
-            false);
+  Component(
+      fmt::format(
+          "history: {} records (other GPUs, epilogue siblings); an XGBoost model on them ranks {} "
+          "candidates for the first batch (alternating with the prior) and adds {} "
+          "to each pool; {} configurations that failed wherever measured are not "
+          "proposed",
+          history.size(), history_ranked_.size(), options_.history_pool_size,
+          history_failed_.size()),
+      false);
 }
 
 void GlimpseTuner::ResolveDevice(const Task& task) {

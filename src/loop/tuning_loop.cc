@@ -60,17 +60,6 @@ class Tally {
   int64_t last_improvement_ = 0;
 };
 
-MeasureResult ResultFromRecord(const TuningRecord& record) {
-  MeasureResult result;
-  result.status = record.status;
-  result.time_s = record.status == MeasureStatus::kOk ? record.time_s : kInfinity;
-  result.samples_s = record.samples_s;
-  result.compile_time_s = record.compile_time_s;
-  result.cost_s = record.cost_s;
-  result.error = record.error;
-  return result;
-}
-
 }  // namespace
 
 TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runner,

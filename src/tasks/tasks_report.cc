@@ -59,6 +59,11 @@ Json TasksReportToJson(const TasksReport& report) {
         outcome.workload_key.empty() ? Json(nullptr) : Json(outcome.workload_key);
     task["budget"] = outcome.budget;
     if (!outcome.error.empty()) task["error"] = outcome.error;
+    if (outcome.history_records > 0) {
+      Json from = Json::array();
+      for (size_t j : outcome.history_from) from.push_back(j + 1);
+      task["history"] = {{"records", outcome.history_records}, {"from_tasks", from}};
+    }
     if (outcome.summary) {
       const TuneSummary& s = *outcome.summary;
       task["measurements"] = s.measurements;

@@ -33,6 +33,34 @@ std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<Model
                           tasks.front().task.op_text, tasks.front().error));
 }
 
+TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t before,
+                               const ConfigSpace& space, const std::string& device,
+                               const Database& database, std::vector<size_t>& from) {
+  TransferHistory history;
+  from.clear();
+  const std::string loops = OperatorToString(OperatorWithoutEpilogue(tasks.at(before).task.op));
+  for (size_t j = 0; j < before; ++j) {
+    const TaskOutcome& sibling = tasks[j];
+    if (!sibling.Tunable() || sibling.workload_key == tasks[before].workload_key ||
+        OperatorToString(OperatorWithoutEpilogue(sibling.task.op)) != loops) {
+      continue;
+    }
+    size_t taken = 0;
+    for (const TuningRecord& record : database.Records(sibling.workload_key, device)) {
+      try {
+        Config config = space.ConfigFromJson(record.config);
+        if (!space.IsValid(config)) continue;
+        history.emplace_back(std::move(config), ResultFromRecord(record));
+        ++taken;
+      } catch (const Error&) {
+        // A knob the sibling's space has and this one lacks: not a schedule of this task.
+      }
+    }
+    if (taken > 0) from.push_back(j);
+  }
+  return history;
+}
+
 void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
                const TuneTasksOptions& options, Database* database) {
   const TunerTraits traits = TraitsOfTuner(options.tuner);
@@ -54,12 +82,27 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
       if (options.log != nullptr) *options.log << where << ": skipped, " << outcome.error << "\n";
       continue;
     }
-    if (options.log != nullptr) {
-      *options.log << fmt::format("{} (weight {}", where, outcome.task.weight)
-                   << (outcome.budget > 0 ? fmt::format(", budget {})\n", outcome.budget) : ")\n");
-    }
     const Task task = target.MakeTask(outcome.task.op);
     TuneOptions task_options = options.tune;
+    if (options.sibling_history && traits.learns_from_history && database != nullptr) {
+      task_options.knowledge.history =
+          SiblingHistory(tasks, i, task.space, task.device, *database, outcome.history_from);
+      outcome.history_records = static_cast<int64_t>(task_options.knowledge.history.size());
+    }
+    if (options.log != nullptr) {
+      std::string from;
+      for (size_t j : outcome.history_from)
+        from += (from.empty() ? "" : ", ") + std::to_string(j + 1);
+      *options.log << fmt::format("{} (weight {}", where, outcome.task.weight)
+                   << (outcome.budget > 0 ? fmt::format(", budget {}", outcome.budget) : "")
+                   << (outcome.history_records > 0
+                           ? fmt::format("; history: {} records of its epilogue sibling{} {}",
+                                         outcome.history_records,
+                                         outcome.history_from.size() > 1 ? "s, tasks" : ", task",
+                                         from)
+                           : "")
+                   << ")\n";
+    }
     task_options.max_measurements = outcome.budget;
     task_options.knowledge.gpu = device;
     if (validity_init) {

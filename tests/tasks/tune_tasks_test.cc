@@ -208,5 +208,91 @@ TEST(TuneTasksTest, ValidityInitGivesEachTaskACheckerOfItsOwn) {
   std::filesystem::remove_all(dir);
 }
 
+// The grid strategy, learning from history: notes the history each run was given.
+class HistoryNotingTuner : public Tuner {
+ public:
+  explicit HistoryNotingTuner(std::vector<TransferHistory>* seen) : seen_(seen) {}
+  std::string Name() const override { return "history-noting"; }
+  using Tuner::Init;
+  void Init(const TuningContext& context) override {
+    seen_->push_back(context.knowledge.history);
+    inner_->Init(context);
+  }
+  std::vector<Config> Propose(size_t n) override { return inner_->Propose(n); }
+  void Observe(const std::vector<Config>& configs,
+               const std::vector<MeasureResult>& results) override {
+    inner_->Observe(configs, results);
+  }
+
+ private:
+  std::vector<TransferHistory>* seen_;
+  std::unique_ptr<Tuner> inner_ = MakeTuner("grid");
+};
+
+TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksAreTheHistoryOfLaterOnes) {
+  static std::vector<TransferHistory> seen;
+  static const bool registered = [] {
+    RegisterTuner(
+        "history-noting", "grid, noting its history",
+        [](const Json& options) { return std::make_unique<HistoryNotingTuner>(&seen); },
+        TunerTraits{.learns_from_history = true});
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-siblings");
+  FakeTarget target;
+  // Task 2 is task 1 with a bias and a ReLU; task 3 another shape; task 4 task 1 with a residual.
+  const std::vector<ModelLayer> layers = {
+      {"fc", ParseOperator("dense:M=1,N=16,K=32")},
+      {"fc_relu", ParseOperator("dense:M=1,N=16,K=32,bias=1,relu=1")},
+      {"other", ParseOperator("dense:M=1,N=8,K=32,relu=1")},
+      {"fc_residual", ParseOperator("dense:M=1,N=16,K=32,residual=1")}};
+  const auto run = [&](const std::string& db_name, bool sibling_history, const std::string& tuner) {
+    std::vector<TaskOutcome> tasks = PlanTasks(target, layers);
+    for (TaskOutcome& task : tasks) task.budget = 3;
+    Database database(dir + "/" + db_name);
+    TuneTasksOptions options;
+    options.tuner = tuner;
+    options.tune.batch_size = 3;
+    options.tune.progress = ProgressMode::kQuiet;
+    options.work_dir = dir;
+    options.sibling_history = sibling_history;
+    std::ostringstream log;
+    options.log = &log;
+    seen.clear();
+    TuneTasks(target, tasks, options, &database);
+    return std::make_pair(tasks, log.str());
+  };
+
+  const auto [tasks, log] = run("on.db", true, "history-noting");
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_TRUE(seen[0].empty());
+  ASSERT_EQ(seen[1].size(), 3u);  // task 1's three measurements: tiles 1, 2, 4 (grid order)
+  EXPECT_EQ(ConfigView(target.MakeTask(layers[1].op).space, seen[1][2].first).Int("tile"), 4);
+  EXPECT_EQ(seen[1][2].second.status, MeasureStatus::kOk);
+  EXPECT_DOUBLE_EQ(seen[1][2].second.time_s, 1e-3 / 4);
+  EXPECT_TRUE(seen[2].empty());   // another shape
+  EXPECT_EQ(seen[3].size(), 6u);  // tasks 1 and 2
+  EXPECT_EQ(tasks[3].history_records, 6);
+  EXPECT_EQ(tasks[3].history_from, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(tasks[2].history_records, 0);
+  EXPECT_NE(log.find("(weight 1, budget 3; history: 3 records of its epilogue sibling, task 1)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("history: 6 records of its epilogue siblings, tasks 1, 2)"), std::string::npos)
+      << log;
+  TasksReport report;
+  report.tasks = tasks;
+  const Json json = TasksReportToJson(report);
+  EXPECT_EQ(json["tasks"][3]["history"]["records"], 6);
+  EXPECT_EQ(json["tasks"][3]["history"]["from_tasks"], Json::array({1, 2}));
+  EXPECT_FALSE(json["tasks"][2].contains("history"));
+
+  run("off.db", false, "history-noting");
+  ASSERT_EQ(seen.size(), 4u);
+  for (const TransferHistory& history : seen) EXPECT_TRUE(history.empty());
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace glimpse

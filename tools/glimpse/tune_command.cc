@@ -220,6 +220,10 @@ void AddTuneCommand(CLI::App& app) {
   command->add_flag("--no-db", flags->no_database, "keep nothing: do not open a database");
   command->add_flag("--no-resume", flags->no_resume,
                     "do not warm the strategy with this task's records already in the database");
+  command->add_flag("--no-sibling-history", flags->no_sibling_history,
+                    "a model's tasks: do not give a strategy that learns from history the records "
+                    "of the earlier tasks that differ from its task only in the epilogue (bias, "
+                    "ReLU, residual add)");
   command->add_option("--progress", flags->progress, "auto, live, log or quiet")
       ->capture_default_str();
   command->add_flag("--json", flags->json, "print the result as JSON");

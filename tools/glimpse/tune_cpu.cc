@@ -180,6 +180,7 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.run_timeout = [&flags](const ModelTask& task) { return RunTimeout(flags, task); };
   tasks.work_dir = kernel_dir.path();
   tasks.pretrained_model = std::move(pretrained);
+  tasks.sibling_history = !flags.no_sibling_history;
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {

@@ -56,6 +56,7 @@ struct TuneFlags {
   std::string database = Database::DefaultPath();
   bool no_database = false;
   bool no_resume = false;
+  bool no_sibling_history = false;  // TuneTasksOptions::sibling_history off
   std::string progress = "auto";
   bool json = false;
 
