@@ -6,18 +6,24 @@
 //   memset            memset of the flush buffer by one thread (the worker's flush until
 //                     November 2026; glibc writes large buffers with non-temporal stores);
 //   one-thread sweep  one thread loads and stores a byte of every line of the flush buffer;
-//   CacheFlusher      the protocol's flush (glimpse/cache_flush.h): every thread sweeps its slice;
-//   clflush           every line of the probe itself flushed with clflush (evicted from every
-//                     level of every core: the reference for a cold read).
+//   all-thread read sweep  every thread loads (no store) a byte of each line of its slice;
+//   sweep             CacheFlusher's sweep alone (glimpse/cache_flush.h): every thread loads and
+//                     stores a byte of each line of its slice;
+//   CacheFlusher      the protocol's flush: the sweep, then the probe named as the operand and
+//                     flushed line by line, as the worker names a kernel's operands;
+//   clflush           only every line of the probe flushed with clflush (evicted from every level
+//                     of every core: the reference for a cold read).
 // The flush buffer is DefaultCacheFlushBytes() (2 × the last-level cache, at most 128 MiB), the
 // probe sizes span the levels. The conditions run round-robin, each preceded by a warm read of the
 // probe, so that slow drifts of the machine fall on all of them alike; the median is reported.
 // A flush evicts when its read is at least as slow as after clflush (within 10 %): CacheFlusher
-// must, for every probe size, or the program exits with status 1.
+// must, for every probe size, or the program exits with status 1. (It is slower where the sweep's
+// dirty lines are written back during the read.)
 //
 // Usage: bench_cache_flush [--repeats N] [--probe-kib K,K,…] [--json FILE]
 // It re-executes itself with OMP_PROC_BIND=close and OMP_PLACES=threads (the worker's binding)
-// when they are not set. Run it on a quiet machine; bench/results/cache_flush.md has its figures.
+// when they are not set. Run it on a quiet machine; bench/results/cpu_instruments.md has its
+// figures.
 #include <emmintrin.h>
 #include <fmt/format.h>
 #include <omp.h>
@@ -184,9 +190,10 @@ int main(int argc, char** argv) {
       omp_get_max_threads(), std::getenv("OMP_PROC_BIND"), std::getenv("OMP_PLACES"),
       LastLevelCacheBytes() >> 10, flush_bytes >> 20, repeats);
 
-  const std::vector<std::string> conditions = {"warm", "memset", "one-thread sweep",
-                                               "all-thread read sweep", "CacheFlusher", "clflush"};
-  const size_t kFlusher = 4, kClflush = 5;
+  const std::vector<std::string> conditions = {
+      "warm",  "memset",       "one-thread sweep", "all-thread read sweep",
+      "sweep", "CacheFlusher", "clflush"};
+  const size_t kFlusher = 5, kClflush = 6;
   Json report = {{"flush_bytes", flush_bytes},
                  {"llc_bytes", LastLevelCacheBytes()},
                  {"threads", omp_get_max_threads()},
@@ -194,8 +201,8 @@ int main(int argc, char** argv) {
                  {"probes", Json::array()}};
   bool evicts_everywhere = true;
   std::cout << "| probe | warm µs | memset µs | one-thread sweep µs | all-thread read sweep µs | "
-               "CacheFlusher µs | clflush µs | CacheFlusher ÷ clflush |\n"
-               "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+               "sweep µs | CacheFlusher µs | clflush µs | CacheFlusher ÷ clflush |\n"
+               "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const int64_t kib : probe_kib) {
     const int64_t count = kib * 1024 / static_cast<int64_t>(sizeof(float));
     auto probe = AlignedArray<float>(count);
@@ -205,12 +212,26 @@ int main(int argc, char** argv) {
       for (size_t c = 0; c < conditions.size(); ++c) {
         TimedRead(probe.get(), count);  // the probe is warm before every condition
         switch (c) {
-          case 0: break;
-          case 1: MemsetFlush(flush_buffer.get(), flush_bytes, r); break;
-          case 2: OneThreadSweep(flush_buffer.get(), flush_bytes); break;
-          case 3: AllThreadReadSweep(flush_buffer.get(), flush_bytes); break;
-          case 4: flusher.Flush(); break;
-          case 5: ClflushProbe(probe.get(), count); break;
+          case 0:
+            break;
+          case 1:
+            MemsetFlush(flush_buffer.get(), flush_bytes, r);
+            break;
+          case 2:
+            OneThreadSweep(flush_buffer.get(), flush_bytes);
+            break;
+          case 3:
+            AllThreadReadSweep(flush_buffer.get(), flush_bytes);
+            break;
+          case 4:
+            flusher.Flush();
+            break;
+          case 5:
+            flusher.Flush({{probe.get(), static_cast<size_t>(count) * sizeof(float)}});
+            break;
+          case 6:
+            ClflushProbe(probe.get(), count);
+            break;
         }
         samples[c].push_back(TimedRead(probe.get(), count));
       }

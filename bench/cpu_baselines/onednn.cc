@@ -216,7 +216,12 @@ Measurement Execute(const Operator& op, PrimitiveSetup setup, OneDnnLayout layou
     result.note = "plain layouts, no reorder";
   }
   if (!result.checked || result.passed) {
-    result.samples_s = TimeCalls(call, protocol, flusher);
+    // Every memory the primitive reads or writes (in its own layouts where it reordered).
+    std::vector<FlushedOperand> operands;
+    for (const auto& [arg, mem] : args) {
+      operands.push_back({mem.get_data_handle(), mem.get_desc().get_size()});
+    }
+    result.samples_s = TimeCalls(call, protocol, flusher, operands);
     result.median_s = Median(result.samples_s);
   }
   return result;

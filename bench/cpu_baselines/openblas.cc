@@ -47,7 +47,8 @@ void Epilogue(const Gemm& g, const float* bias, float* c) {
 
 Measurement Run(const Operator& op, const std::string& variant, const std::string& implementation,
                 const std::string& note, const std::function<void(float*)>& compute,
-                const Reference* reference, const Protocol& protocol, CacheFlusher& flusher) {
+                const std::vector<std::vector<float>>& inputs, const Reference* reference,
+                const Protocol& protocol, CacheFlusher& flusher) {
   Measurement result;
   result.variant = variant;
   result.implementation = implementation;
@@ -66,7 +67,10 @@ Measurement Run(const Operator& op, const std::string& variant, const std::strin
     result.check = "not checked";
   }
   if (!result.checked || result.passed) {
-    result.samples_s = TimeCalls([&] { compute(c.data()); }, protocol, flusher);
+    std::vector<FlushedOperand> operands = {{c.data(), c.size() * sizeof(float)}};
+    for (const auto& input : inputs)
+      operands.push_back({input.data(), input.size() * sizeof(float)});
+    result.samples_s = TimeCalls([&] { compute(c.data()); }, protocol, flusher, operands);
     result.median_s = Median(result.samples_s);
   }
   return result;
@@ -144,7 +148,7 @@ Measurement MeasureOpenBlasSgemm(const Operator& op, const std::vector<std::vect
   };
   std::string note = g.batch > 1 ? "one sgemm per batch; " : "";
   note += g.bias || g.relu ? "bias/ReLU added by a separate loop, timed" : "no epilogue";
-  return Run(op, "openblas_sgemm", "cblas_sgemm(RowMajor, NoTrans, Trans)", note, compute,
+  return Run(op, "openblas_sgemm", "cblas_sgemm(RowMajor, NoTrans, Trans)", note, compute, inputs,
              reference, protocol, flusher);
 }
 
@@ -163,8 +167,8 @@ Measurement MeasureOpenBlasSgemv(const Operator& op, const std::vector<std::vect
   };
   const std::string note =
       g.bias || g.relu ? "bias/ReLU added by a separate loop, timed" : "no epilogue";
-  return Run(op, "openblas_sgemv", "cblas_sgemv(RowMajor, NoTrans) on B", note, compute, reference,
-             protocol, flusher);
+  return Run(op, "openblas_sgemv", "cblas_sgemv(RowMajor, NoTrans) on B", note, compute, inputs,
+             reference, protocol, flusher);
 }
 
 }  // namespace glimpse::baselines

@@ -152,7 +152,7 @@ std::vector<double> RepeatSamples(const std::function<double()>& sample, const P
 }
 
 std::vector<double> TimeCalls(const std::function<void()>& call, const Protocol& protocol,
-                              CacheFlusher& flusher) {
+                              CacheFlusher& flusher, const std::vector<FlushedOperand>& operands) {
   std::vector<double> samples;
   if (!protocol.timed) return samples;
   for (int i = 0; i < protocol.warmup; ++i) call();
@@ -160,7 +160,7 @@ std::vector<double> TimeCalls(const std::function<void()>& call, const Protocol&
   double total = 0;
   while (static_cast<int>(samples.size()) < max_repeats &&
          (static_cast<int>(samples.size()) < protocol.min_repeats || total < protocol.min_time_s)) {
-    flusher.Flush();
+    flusher.Flush(operands);
     auto start = std::chrono::steady_clock::now();
     call();
     double seconds =

@@ -61,11 +61,13 @@ struct Protocol {
 // protocol.min_time_s (at most max_repeats): for work that times itself (RunPinnedSample).
 std::vector<double> RepeatSamples(const std::function<double()>& sample, const Protocol& protocol);
 
-// Runs `call` protocol.warmup times untimed, then times single calls — each preceded by a flush —
+// Runs `call` protocol.warmup times untimed, then times single calls — each preceded by a flush
+// (the sweep, then the `operands` the call reads and writes, as the worker flushes a kernel's) —
 // until min_repeats samples and min_time_s of summed call time are reached (at most max_repeats).
 // Returns every sample in seconds. `call` must include any wait for the library to finish.
 std::vector<double> TimeCalls(const std::function<void()>& call, const Protocol& protocol,
-                              CacheFlusher& flusher);
+                              CacheFlusher& flusher,
+                              const std::vector<FlushedOperand>& operands = {});
 
 // The median (the mean of the middle two for an even count); 0 for no values.
 double Median(std::vector<double> values);

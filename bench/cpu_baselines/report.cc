@@ -320,8 +320,9 @@ std::string ToMarkdown(const RunRecord& record) {
       "{} warm-up call(s), then timed single calls until at least {} samples and {:.3f} s of "
       "summed time (at most {}), each preceded by a flush of {} (2 × the last-level cache from "
       "sysfs; glimpse/cache_flush.h): every thread of the OpenMP team, one per CPU, loads and "
-      "stores one byte of each line of its slice, so every call starts with cold caches on "
-      "every core (bench/results/cache_flush.md measures that it evicts). The median is "
+      "stores one byte of each line of its slice, then every line of the memories the call "
+      "reads and writes is flushed with clflush, so every call starts with its operands in "
+      "memory and cold caches on every core (bench/results/cpu_instruments.md). The median is "
       "reported; every sample is in the JSON.\n",
       machine.cpus.size(), CpuList(machine.cpus), protocol.warmup, protocol.min_repeats,
       protocol.min_time_s, protocol.max_repeats, Bytes(protocol.flush_bytes));

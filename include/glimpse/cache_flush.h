@@ -12,16 +12,30 @@
 // needs the line in that core's caches, so the buffer displaces what was there, level by level.
 // The stores leave the lines dirty; the next kernel pays for writing some of them back, as it
 // would after any other work — the same for every kernel measured.
+// A sweep displaces most of what was cached but not provably all of it: a last-level cache that
+// keeps reused lines over lines streamed once (Zen's L3 does) can hold on to a kernel's operands,
+// which every timed run reads again (bench/results/cpu_instruments.md). So the operands the caller
+// names are then flushed line by line (clflush: out of every level of every core, by the
+// instruction's definition).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace glimpse {
 
+// A buffer a kernel reads or writes.
+struct FlushedOperand {
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
 class CacheFlusher {
  public:
-  // `bytes`: the buffer swept (the protocol uses twice the last-level cache); 0 flushes nothing.
+  // `bytes`: the buffer swept (the protocol uses twice the last-level cache); 0 flushes nothing,
+  // operands included.
   explicit CacheFlusher(int64_t bytes = 0);
   ~CacheFlusher();
   CacheFlusher(const CacheFlusher&) = delete;
@@ -32,8 +46,9 @@ class CacheFlusher {
   int64_t bytes() const { return bytes_; }
 
   // One sweep over the whole buffer by the default OpenMP team (its threads split the lines in
-  // contiguous slices); adds the sweep's number to the first byte of every line.
-  void Flush();
+  // contiguous slices; adds the sweep's number to the first byte of every line), then every line
+  // of `operands` flushed (clflush, the team's threads splitting each operand), then a fence.
+  void Flush(const std::vector<FlushedOperand>& operands = {});
 
   // How many sweeps so far, and the buffer, for the tests that check every line was written.
   int sweeps() const { return sweeps_; }

@@ -1,5 +1,6 @@
 #include "glimpse/cache_flush.h"
 
+#include <emmintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -46,8 +47,8 @@ void CacheFlusher::Resize(int64_t bytes) {
   buffer_.reset();
   bytes_ = 0;
   if (rounded == 0) return;
-  auto* memory =
-      static_cast<unsigned char*>(std::aligned_alloc(kCacheLineBytes, static_cast<size_t>(rounded)));
+  auto* memory = static_cast<unsigned char*>(
+      std::aligned_alloc(kCacheLineBytes, static_cast<size_t>(rounded)));
   if (memory == nullptr) {
     throw Error("cache flush: cannot allocate " + std::to_string(rounded) + " bytes");
   }
@@ -65,8 +66,34 @@ void CacheFlusher::Resize(int64_t bytes) {
   }
 }
 
-void CacheFlusher::Flush() {
-  if (bytes_ == 0) return;
+namespace {
+
+void FlushLines(const std::vector<FlushedOperand>& operands) {
+  for (const FlushedOperand& operand : operands) {
+    if (operand.data == nullptr || operand.bytes == 0) continue;
+    // From the line that holds the first byte to the one that holds the last.
+    const auto first =
+        reinterpret_cast<uintptr_t>(operand.data) / static_cast<uintptr_t>(kCacheLineBytes);
+    const auto last = (reinterpret_cast<uintptr_t>(operand.data) + operand.bytes - 1) /
+                      static_cast<uintptr_t>(kCacheLineBytes);
+    const auto lines = static_cast<int64_t>(last - first + 1);
+#pragma omp parallel
+    {
+      const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+      const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
+      for (int64_t i = begin; i < end; ++i) {
+        _mm_clflush(reinterpret_cast<const void*>((first + static_cast<uintptr_t>(i)) *
+                                                  static_cast<uintptr_t>(kCacheLineBytes)));
+      }
+    }
+  }
+  _mm_mfence();
+}
+
+}  // namespace
+
+void CacheFlusher::Flush(const std::vector<FlushedOperand>& operands) {
+  if (bytes_ == 0) return;  // no flush at all (the protocol's flush_bytes < 0)
   ++sweeps_;
   const unsigned char increment = static_cast<unsigned char>(sweeps_);
   unsigned char* const base = buffer_.get();
@@ -82,6 +109,7 @@ void CacheFlusher::Flush() {
       *line = static_cast<unsigned char>(*line + increment);
     }
   }
+  FlushLines(operands);
 }
 
 }  // namespace glimpse

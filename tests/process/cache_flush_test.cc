@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <vector>
+
 #include "glimpse/error.h"
 
 namespace glimpse {
@@ -54,6 +56,23 @@ TEST(CacheFlusherTest, EverySweepReachesEveryLineForAnyTeamSize) {
     }
   }
   omp_set_num_threads(saved);
+}
+
+TEST(CacheFlusherTest, FlushingOperandsLeavesTheirContentsAsTheyWere) {
+  // clflush writes a dirty line back before it drops it: the values must survive, for operands
+  // that start and end mid-line too.
+  std::vector<float> values(1001);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+  const std::vector<float> before = values;
+  CacheFlusher flusher(4096);
+  flusher.Flush({{values.data() + 1, 999 * sizeof(float)}, {values.data(), sizeof(float)}});
+  EXPECT_EQ(flusher.sweeps(), 1);
+  EXPECT_EQ(values, before);
+  // Without a flush buffer nothing happens at all (the protocol's "no flush").
+  CacheFlusher none;
+  none.Flush({{values.data(), values.size() * sizeof(float)}});
+  EXPECT_EQ(none.sweeps(), 0);
+  EXPECT_EQ(values, before);
 }
 
 }  // namespace

@@ -113,6 +113,7 @@ MeasureAnswer Handle(const MeasureRequest& request, Data& data, CacheFlusher& fl
   }
   std::vector<const float*> pointers = data.pointers;
   std::unique_ptr<float, FreeDeleter> prepared;
+  size_t prepared_bytes = 0;
   if (prepare != nullptr) {
     const int64_t floats = prepared_size();
     if (floats < 0 || floats > (int64_t{1} << 32)) {
@@ -121,6 +122,7 @@ MeasureAnswer Handle(const MeasureRequest& request, Data& data, CacheFlusher& fl
                     "prepared size of " + std::to_string(floats) + " floats");
     }
     const size_t bytes = (static_cast<size_t>(floats) * sizeof(float) + 63) / 64 * 64;
+    prepared_bytes = bytes;
     prepared.reset(static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
     std::fill_n(prepared.get(), floats, std::numeric_limits<float>::quiet_NaN());
     // Activations are hidden from the prepare step, so that it cannot do the kernel's work
@@ -147,6 +149,13 @@ MeasureAnswer Handle(const MeasureRequest& request, Data& data, CacheFlusher& fl
   }
 
   for (int i = 0; i < request.warmup; ++i) kernel(pointers.data(), output.data());
+  // Everything the kernel reads or writes is flushed out of the caches before each timed run.
+  std::vector<FlushedOperand> operands;
+  for (const auto& input : data.inputs) {
+    operands.push_back({input.data(), input.size() * sizeof(float)});
+  }
+  if (prepared) operands.push_back({prepared.get(), prepared_bytes});
+  operands.push_back({output.data(), output.size() * sizeof(float)});
   const int min_repeats = request.min_repeats;
   const int max_repeats = std::max(min_repeats, request.max_repeats);
   const double min_time_s = request.min_time_s;
@@ -154,7 +163,7 @@ MeasureAnswer Handle(const MeasureRequest& request, Data& data, CacheFlusher& fl
   double total = 0;
   while (static_cast<int>(samples.size()) < max_repeats &&
          (static_cast<int>(samples.size()) < min_repeats || total < min_time_s)) {
-    flusher.Flush();
+    flusher.Flush(operands);
     auto start = std::chrono::steady_clock::now();
     kernel(pointers.data(), output.data());
     double seconds =
