@@ -117,11 +117,23 @@ class Runner {
   virtual bool TimesBesideBuilds() const { return false; }
 };
 
+// Where a batch's wall-clock went: seconds in Builder::Build and in Runner::Run calls. Without
+// overlap they add up to the batch; with it the builds of later waves run beside the runs, and
+// `build_waited_s` is the part of the build time the batch waited for (the first wave, and any
+// wave still building when its turn to run came).
+struct BatchTimes {
+  double build_s = 0;
+  double build_waited_s = 0;
+  double run_s = 0;
+};
+
 // Builds and measures `inputs` (one result per input, in order). When `overlap` is set and the
 // runner TimesBesideBuilds, the batch is split into the builder's waves and wave k+1 is built while
-// wave k is measured; the results are the same as without overlap, only sooner.
+// wave k is measured; the results are the same as without overlap, only sooner. `times`, when
+// given, gets the batch's split added to it.
 std::vector<MeasureResult> MeasureBatch(Builder& builder, Runner& runner,
-                                        const std::vector<MeasureInput>& inputs, bool overlap);
+                                        const std::vector<MeasureInput>& inputs, bool overlap,
+                                        BatchTimes* times = nullptr);
 
 // A builder with nothing to build (replay): every input builds "ok" in zero time.
 class NullBuilder : public Builder {

@@ -34,10 +34,12 @@ struct TaskOutcome {
   std::optional<TuneSummary> summary;  // set once tuned
   Json best_config;                    // by knob name; null when nothing succeeded
   bool build_only = false;             // candidates were built and checked, never run
-  // The epilogue siblings' records given to the strategy as history (TuneTasksOptions::
-  // sibling_history): how many, and from which tasks (0-based indices into the run's tasks).
+  // What the task took from its epilogue siblings (TuneTasksOptions::sibling_seeds and
+  // sibling_history): the tasks (0-based indices into the run's tasks), how many of their
+  // configurations were measured first, and how many records the strategy got as history.
+  std::vector<size_t> siblings;
+  int64_t sibling_seeds = 0;
   int64_t history_records = 0;
-  std::vector<size_t> history_from;
 
   bool Tunable() const { return error.empty(); }
   // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
@@ -65,12 +67,16 @@ struct TuneTasksOptions {
   // model may keep a reference to `tuned.space`, which outlives it.
   std::function<std::shared_ptr<const CostModel>(const ModelTask& task, const Task& tuned)>
       pretrained_model;
-  // For a strategy that learns from history (TunerTraits::learns_from_history): the records, on
-  // this device, of the earlier tasks of the run that are the task's epilogue siblings (the same
-  // operator but for bias, ReLU, ReLU6 or a residual add: OperatorWithoutEpilogue) become its
-  // TargetKnowledge::history — the same loops, so the same fast schedules, found again in the
-  // first batch instead of searched for. Needs a database; records that do not fit the task's
-  // space are left out.
+  // Epilogue siblings: earlier tasks of the run whose operator is the task's but for bias, ReLU,
+  // ReLU6 or a residual add (OperatorWithoutEpilogue) run the same loops, so their fast schedules
+  // are the task's. Their records on this device (those that fit the task's space; a database is
+  // needed) are used twice:
+  //   - sibling_seeds: their fastest distinct configurations are measured first, whatever the
+  //     strategy (TuneOptions::seed_configs), so the task starts from where its sibling ended;
+  //   - sibling_history: a strategy that learns from history (TunerTraits::learns_from_history)
+  //     gets them all as TargetKnowledge::history, under its own rules (xgb, as AutoTVM, ignores
+  //     a history of fewer than min_seed_records).
+  int sibling_seeds = 8;
   bool sibling_history = true;
 };
 

@@ -37,6 +37,11 @@ struct TuneOptions {
   bool overlap_builds = true;
   uint64_t seed = 0;
   bool resume = true;  // warm the tuner with this task's records in the database
+  // Configurations measured first, in rounds of their own before the strategy proposes (an
+  // epilogue sibling's fastest, TuneTasksOptions::sibling_seeds): they count as measurements, are
+  // recorded with the strategy "seed", and the strategy observes them like resumed records.
+  // Invalid ones and ones already measured (resumed) are left out.
+  std::vector<Config> seed_configs;
   ProgressMode progress = ProgressMode::kAuto;
   std::ostream* progress_stream = nullptr;  // nullptr: std::cerr
   double log_interval_s = 5.0;              // kLog: a line at most this often (and at the end)
@@ -66,6 +71,7 @@ struct TuneSummary {
   double tuning_time_s = 0;  // sum of cost_s of this run's measurements (simulated for replay)
   double elapsed_s = 0;      // real wall-clock of this run
   double tuner_s = 0;        // real time spent in Propose and Observe
+  BatchTimes batches;        // real time spent building and running this run's batches
   std::string stop_reason;   // "measurement budget", "time budget", "early stopping",
                              // "space exhausted"
   std::vector<TrajectoryPoint> trajectory;

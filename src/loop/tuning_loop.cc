@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -134,6 +135,17 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
     }
   }
 
+  // The seeds left to measure: valid, distinct, not resumed.
+  std::deque<Config> seeds;
+  {
+    std::unordered_set<Config, ConfigHasher> queued;
+    for (const Config& config : options.seed_configs) {
+      if (space.IsValid(config) && !measured.count(config) && queued.insert(config).second) {
+        seeds.push_back(config);
+      }
+    }
+  }
+
   bool warned_bad_proposal = false;
   for (;;) {
     if (options.max_measurements > 0 && summary.measurements >= options.max_measurements) {
@@ -155,7 +167,15 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
       n = std::min<size_t>(n, static_cast<size_t>(options.max_measurements - summary.measurements));
     }
     std::vector<Config> proposed;
-    timed([&] { proposed = tuner.Propose(n); });
+    const bool seeding = !seeds.empty();
+    if (seeding) {
+      while (!seeds.empty() && proposed.size() < n) {
+        proposed.push_back(std::move(seeds.front()));
+        seeds.pop_front();
+      }
+    } else {
+      timed([&] { proposed = tuner.Propose(n); });
+    }
 
     // A strategy must not propose invalid or measured configurations; should one do so anyway,
     // the loop refuses to spend measurements on them.
@@ -182,7 +202,7 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
 
     const double started_at = UnixNow();
     std::vector<MeasureResult> results =
-        MeasureBatch(builder, runner, inputs, options.overlap_builds);
+        MeasureBatch(builder, runner, inputs, options.overlap_builds, &summary.batches);
     const double finished_at = UnixNow();
 
     // Durability first: the batch is in the database before the tuner learns from it.
@@ -202,7 +222,7 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
         record.compile_time_s = result.compile_time_s;
         record.cost_s = result.cost_s;
         record.error = result.error;
-        record.strategy = tuner.Name();
+        record.strategy = seeding ? "seed" : tuner.Name();
         record.started_at = started_at;
         record.finished_at = finished_at;
         records.push_back(std::move(record));

@@ -9,6 +9,7 @@
 // same order, so a candidate's result does not depend on the overlap; only the batch's wall-clock
 // does.
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <string>
 
@@ -42,10 +43,24 @@ std::vector<MeasureResult> RunChecked(Runner& runner, const std::vector<MeasureI
 }  // namespace
 
 std::vector<MeasureResult> MeasureBatch(Builder& builder, Runner& runner,
-                                        const std::vector<MeasureInput>& inputs, bool overlap) {
+                                        const std::vector<MeasureInput>& inputs, bool overlap,
+                                        BatchTimes* times) {
+  BatchTimes local;
+  BatchTimes& t = times != nullptr ? *times : local;
+  // Runs `work` and adds its wall-clock to `seconds` (from whichever thread runs it).
+  const auto timed = [](double& seconds, const auto& work) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = work();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
   const size_t wave = builder.WaveSize();
   if (!overlap || !runner.TimesBesideBuilds() || wave == 0 || inputs.size() <= wave) {
-    return RunChecked(runner, inputs, BuildChecked(builder, inputs));
+    double build_s = 0;
+    std::vector<BuildResult> builds = timed(build_s, [&] { return BuildChecked(builder, inputs); });
+    t.build_s += build_s;
+    t.build_waited_s += build_s;
+    return timed(t.run_s, [&] { return RunChecked(runner, inputs, builds); });
   }
   std::vector<std::vector<MeasureInput>> waves;
   for (size_t start = 0; start < inputs.size(); start += wave) {
@@ -55,19 +70,33 @@ std::vector<MeasureResult> MeasureBatch(Builder& builder, Runner& runner,
   }
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
-  std::vector<BuildResult> built = BuildChecked(builder, waves[0]);
+  double first_build_s = 0;
+  std::vector<BuildResult> built =
+      timed(first_build_s, [&] { return BuildChecked(builder, waves[0]); });
+  t.build_s += first_build_s;
+  t.build_waited_s += first_build_s;
   for (size_t w = 0; w < waves.size(); ++w) {
     // The next wave builds on another thread while this one is measured here. Should the run
     // throw, the future's destructor waits for the build before the error leaves.
+    // Declared before the future, so that it outlives the build the future's destructor waits
+    // for should the run throw.
+    double next_build_s = 0;
     std::future<std::vector<BuildResult>> next;
     if (w + 1 < waves.size()) {
-      next = std::async(std::launch::async,
-                        [&builder, &waves, w] { return BuildChecked(builder, waves[w + 1]); });
+      next = std::async(std::launch::async, [&builder, &waves, w, &next_build_s, &timed] {
+        return timed(next_build_s, [&] { return BuildChecked(builder, waves[w + 1]); });
+      });
     }
-    std::vector<MeasureResult> measured = RunChecked(runner, waves[w], built);
+    std::vector<MeasureResult> measured =
+        timed(t.run_s, [&] { return RunChecked(runner, waves[w], built); });
     results.insert(results.end(), std::make_move_iterator(measured.begin()),
                    std::make_move_iterator(measured.end()));
-    if (next.valid()) built = next.get();
+    if (next.valid()) {
+      double waited_s = 0;
+      built = timed(waited_s, [&] { return next.get(); });
+      t.build_s += next_build_s;
+      t.build_waited_s += waited_s;
+    }
   }
   return results;
 }

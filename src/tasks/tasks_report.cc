@@ -59,10 +59,12 @@ Json TasksReportToJson(const TasksReport& report) {
         outcome.workload_key.empty() ? Json(nullptr) : Json(outcome.workload_key);
     task["budget"] = outcome.budget;
     if (!outcome.error.empty()) task["error"] = outcome.error;
-    if (outcome.history_records > 0) {
+    if (!outcome.siblings.empty()) {
       Json from = Json::array();
-      for (size_t j : outcome.history_from) from.push_back(j + 1);
-      task["history"] = {{"records", outcome.history_records}, {"from_tasks", from}};
+      for (size_t j : outcome.siblings) from.push_back(j + 1);
+      task["siblings"] = {{"tasks", from},
+                          {"seeds", outcome.sibling_seeds},
+                          {"history_records", outcome.history_records}};
     }
     if (outcome.summary) {
       const TuneSummary& s = *outcome.summary;
@@ -75,6 +77,9 @@ Json TasksReportToJson(const TasksReport& report) {
       task["tuning_time_s"] = s.tuning_time_s;
       task["elapsed_s"] = s.elapsed_s;
       task["tuner_s"] = s.tuner_s;
+      task["build_s"] = s.batches.build_s;
+      task["build_waited_s"] = s.batches.build_waited_s;
+      task["run_s"] = s.batches.run_s;
       task["stop_reason"] = s.stop_reason;
     }
     if (outcome.Status() == "tuned") {

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "glimpse/error.h"
 #include "glimpse/tuner.h"
@@ -61,6 +64,47 @@ TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t bef
   return history;
 }
 
+namespace {
+
+// The `k` fastest configurations that ran ok, each once.
+std::vector<Config> FastestDistinct(const TransferHistory& records, size_t k) {
+  std::vector<const std::pair<Config, MeasureResult>*> ok;
+  for (const auto& record : records) {
+    if (record.second.ok() && std::isfinite(record.second.time_s)) ok.push_back(&record);
+  }
+  std::stable_sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
+    return a->second.time_s < b->second.time_s;
+  });
+  std::vector<Config> fastest;
+  std::set<Config> seen;
+  for (const auto* record : ok) {
+    if (fastest.size() >= k) break;
+    if (seen.insert(record->first).second) fastest.push_back(record->first);
+  }
+  return fastest;
+}
+
+// "; epilogue sibling task 9: its 8 fastest measured first, 64 records as history", or nothing.
+std::string SiblingsNote(const TaskOutcome& outcome) {
+  if (outcome.siblings.empty() || (outcome.sibling_seeds == 0 && outcome.history_records == 0)) {
+    return "";
+  }
+  std::string tasks;
+  for (size_t j : outcome.siblings) tasks += (tasks.empty() ? "" : ", ") + std::to_string(j + 1);
+  std::string note = fmt::format(
+      "; epilogue sibling{} {}:", outcome.siblings.size() > 1 ? "s, tasks" : " task", tasks);
+  if (outcome.sibling_seeds > 0) {
+    note += fmt::format(" {} fastest measured first", outcome.sibling_seeds);
+  }
+  if (outcome.history_records > 0) {
+    note += fmt::format("{} {} records as history", outcome.sibling_seeds > 0 ? "," : "",
+                        outcome.history_records);
+  }
+  return note;
+}
+
+}  // namespace
+
 void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
                const TuneTasksOptions& options, Database* database) {
   const TunerTraits traits = TraitsOfTuner(options.tuner);
@@ -84,24 +128,24 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
     }
     const Task task = target.MakeTask(outcome.task.op);
     TuneOptions task_options = options.tune;
-    if (options.sibling_history && traits.learns_from_history && database != nullptr) {
-      task_options.knowledge.history =
-          SiblingHistory(tasks, i, task.space, task.device, *database, outcome.history_from);
-      outcome.history_records = static_cast<int64_t>(task_options.knowledge.history.size());
+    const bool history_wanted = options.sibling_history && traits.learns_from_history;
+    if ((options.sibling_seeds > 0 || history_wanted) && database != nullptr) {
+      TransferHistory records =
+          SiblingHistory(tasks, i, task.space, task.device, *database, outcome.siblings);
+      if (options.sibling_seeds > 0) {
+        task_options.seed_configs =
+            FastestDistinct(records, static_cast<size_t>(options.sibling_seeds));
+        outcome.sibling_seeds = static_cast<int64_t>(task_options.seed_configs.size());
+      }
+      if (history_wanted) {
+        outcome.history_records = static_cast<int64_t>(records.size());
+        task_options.knowledge.history = std::move(records);
+      }
     }
     if (options.log != nullptr) {
-      std::string from;
-      for (size_t j : outcome.history_from)
-        from += (from.empty() ? "" : ", ") + std::to_string(j + 1);
       *options.log << fmt::format("{} (weight {}", where, outcome.task.weight)
                    << (outcome.budget > 0 ? fmt::format(", budget {}", outcome.budget) : "")
-                   << (outcome.history_records > 0
-                           ? fmt::format("; history: {} records of its epilogue sibling{} {}",
-                                         outcome.history_records,
-                                         outcome.history_from.size() > 1 ? "s, tasks" : ", task",
-                                         from)
-                           : "")
-                   << ")\n";
+                   << SiblingsNote(outcome) << ")\n";
     }
     task_options.max_measurements = outcome.budget;
     task_options.knowledge.gpu = device;

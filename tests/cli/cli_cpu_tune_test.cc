@@ -65,7 +65,14 @@ TEST_F(CliCpuTest, OpTableShowsPositiveGflopsAndRerunResumes) {
   const double gflops = std::stod(row[3]);
   EXPECT_GT(gflops, 0.0) << first.out;
   EXPECT_EQ(row[5], "8");
-  EXPECT_NE(first.out.find("elementwise ops are not included"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("the fused epilogues included; pooling and the other operators without "
+                           "a template not"),
+            std::string::npos)
+      << first.out;
+  // Where the run's wall-clock went: 8 new measurements, shares that add up.
+  EXPECT_NE(first.out.find("time: "), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find(" for 8 new measurements ("), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("%, running "), std::string::npos) << first.out;
 
   // The same command again: everything is resumed, nothing is measured.
   args.push_back("--json");

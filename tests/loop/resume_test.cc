@@ -176,5 +176,49 @@ TEST_F(ResumeTest, RecordsThatNoLongerFitAreSkippedWithAWarning) {
       << log.str();
 }
 
+TEST_F(ResumeTest, SeedsAreMeasuredFirstInRoundsOfTheirOwn) {
+  Task task = MakeTask(testing::GridSpace(3, 6));
+  SyntheticRunner runner(task.space, {1, 1, 1});
+  NullBuilder builder;
+  Database database(path_);
+  std::unique_ptr<Tuner> first = MakeRandomTuner();
+  Tune(task, *first, builder, runner, &database, Options(3));
+  std::set<Config> resumed;
+  for (const TuningRecord& record : database.Records(task.WorkloadKey(), task.device)) {
+    resumed.insert(task.space.ConfigFromJson(record.config));
+  }
+  // Three configurations measured neither before nor among each other.
+  std::vector<Config> fresh;
+  for (uint32_t a = 0; a < 5 && fresh.size() < 3; ++a) {
+    const Config config{{a, 2, 3}};
+    if (task.space.IsValid(config) && !resumed.count(config)) fresh.push_back(config);
+  }
+  ASSERT_EQ(fresh.size(), 3u);
+  const Config invalid{{5, 5, 0}};  // k0 + k1 < 10 fails
+  ASSERT_FALSE(task.space.IsValid(invalid));
+
+  TuneOptions options = Options(10);
+  options.batch_size = 2;
+  // A resumed one, two fresh, a repeat, an invalid one, the third fresh one.
+  options.seed_configs = {*resumed.begin(), fresh[0], fresh[1], fresh[0], invalid, fresh[2]};
+  RecordingTuner second(MakeRandomTuner());
+  TuneSummary summary = Tune(task, second, builder, runner, &database, options);
+  EXPECT_EQ(summary.resumed, 3);
+  EXPECT_EQ(summary.measurements, 10);
+  // The strategy was asked for nothing before it had observed the resumed records and the seeds.
+  EXPECT_EQ(second.warmed_with(), 6u);
+
+  const std::vector<TuningRecord> records = database.Records(task.WorkloadKey(), task.device);
+  ASSERT_EQ(records.size(), 10u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(records[3 + i].strategy, "seed") << i;
+    EXPECT_EQ(task.space.ConfigFromJson(records[3 + i].config), fresh[i]) << i;
+  }
+  // Rounds of their own: two seeds, then the last one alone, then the strategy's.
+  EXPECT_EQ(records[3].started_at, records[4].started_at);
+  EXPECT_NE(records[5].started_at, records[6].started_at);
+  for (size_t i = 6; i < records.size(); ++i) EXPECT_EQ(records[i].strategy, "random") << i;
+}
+
 }  // namespace
 }  // namespace glimpse

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "glimpse/error.h"
@@ -193,6 +194,56 @@ TEST(MeasureBatchTest, ARunnerErrorLeavesAfterTheBuildInFlight) {
   ThrowingRunner runner;
   EXPECT_THROW(MeasureBatch(builder, runner, AllInputs(task), /*overlap=*/true), Error);
   EXPECT_EQ(events.builds_started, 2);  // the first wave, and the second one in flight
+}
+
+// A builder and a runner that take a known time, to check where MeasureBatch says it went.
+class SlowBuilder : public Builder {
+ public:
+  explicit SlowBuilder(size_t wave) : wave_(wave) {}
+  std::vector<BuildResult> Build(const std::vector<MeasureInput>& inputs) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::vector<BuildResult> builds(inputs.size());
+    for (BuildResult& build : builds) build.artifact = "ok";
+    return builds;
+  }
+  size_t WaveSize() const override { return wave_; }
+
+ private:
+  size_t wave_;
+};
+
+class SlowRunner : public Runner {
+ public:
+  std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
+                                 const std::vector<BuildResult>& builds) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::vector<MeasureResult> results(inputs.size());
+    for (MeasureResult& result : results) {
+      result.status = MeasureStatus::kOk;
+      result.time_s = 1e-3;
+    }
+    return results;
+  }
+  bool TimesBesideBuilds() const override { return true; }
+};
+
+TEST(MeasureBatchTest, TimesSayWhereTheBatchWent) {
+  const Task task = OneKnobTask();
+  SlowRunner runner;
+  // Serially: one build and one run, and all of the build is waited for.
+  SlowBuilder serial_builder(0);
+  BatchTimes serial;
+  MeasureBatch(serial_builder, runner, AllInputs(task), /*overlap=*/true, &serial);
+  EXPECT_GE(serial.build_s, 0.030);
+  EXPECT_EQ(serial.build_waited_s, serial.build_s);
+  EXPECT_GE(serial.run_s, 0.020);
+  // Overlapped in waves of 3: four builds and four runs, added to what the times held.
+  SlowBuilder builder(3);
+  BatchTimes overlapped = serial;
+  MeasureBatch(builder, runner, AllInputs(task), /*overlap=*/true, &overlapped);
+  EXPECT_GE(overlapped.build_s - serial.build_s, 4 * 0.030);
+  EXPECT_GE(overlapped.run_s - serial.run_s, 4 * 0.020);
+  EXPECT_GE(overlapped.build_waited_s - serial.build_waited_s, 0.030);  // the first wave at least
 }
 
 }  // namespace

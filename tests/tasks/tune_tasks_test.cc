@@ -229,7 +229,7 @@ class HistoryNotingTuner : public Tuner {
   std::unique_ptr<Tuner> inner_ = MakeTuner("grid");
 };
 
-TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksAreTheHistoryOfLaterOnes) {
+TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
   static std::vector<TransferHistory> seen;
   static const bool registered = [] {
     RegisterTuner(
@@ -247,50 +247,86 @@ TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksAreTheHistoryOfLaterOnes) {
       {"fc_relu", ParseOperator("dense:M=1,N=16,K=32,bias=1,relu=1")},
       {"other", ParseOperator("dense:M=1,N=8,K=32,relu=1")},
       {"fc_residual", ParseOperator("dense:M=1,N=16,K=32,residual=1")}};
-  const auto run = [&](const std::string& db_name, bool sibling_history, const std::string& tuner) {
-    std::vector<TaskOutcome> tasks = PlanTasks(target, layers);
-    for (TaskOutcome& task : tasks) task.budget = 3;
+  struct Run {
+    std::vector<TaskOutcome> tasks;
+    std::string log;
+  };
+  const auto run = [&](const std::string& db_name, int seeds, bool history) {
+    Run result;
+    result.tasks = PlanTasks(target, layers);
+    for (TaskOutcome& task : result.tasks) task.budget = 3;
+    result.tasks[3].budget = 4;
     Database database(dir + "/" + db_name);
     TuneTasksOptions options;
-    options.tuner = tuner;
+    options.tuner = "history-noting";
     options.tune.batch_size = 3;
     options.tune.progress = ProgressMode::kQuiet;
     options.work_dir = dir;
-    options.sibling_history = sibling_history;
+    options.sibling_seeds = seeds;
+    options.sibling_history = history;
     std::ostringstream log;
     options.log = &log;
     seen.clear();
-    TuneTasks(target, tasks, options, &database);
-    return std::make_pair(tasks, log.str());
+    TuneTasks(target, result.tasks, options, &database);
+    result.log = log.str();
+    return result;
   };
+  const auto tiles = [&](const std::string& db_name, const TaskOutcome& task) {
+    std::vector<std::pair<int64_t, std::string>> out;
+    Database database(dir + "/" + db_name);
+    const ConfigSpace space = target.MakeTask(task.task.op).space;
+    for (const TuningRecord& record : database.Records(task.workload_key)) {
+      out.emplace_back(ConfigView(space, space.ConfigFromJson(record.config)).Int("tile"),
+                       record.strategy);
+    }
+    return out;
+  };
+  using Tiles = std::vector<std::pair<int64_t, std::string>>;
 
-  const auto [tasks, log] = run("on.db", true, "history-noting");
+  // Two seeds each: task 1 measured tiles 1, 2, 4 (grid order), so task 2 measures its sibling's
+  // two fastest first (4, then 2) and then the grid's first new one; task 4 the two fastest of
+  // tasks 1 and 2 (4, 2), then the grid's.
+  const Run on = run("on.db", 2, true);
+  EXPECT_EQ(tiles("on.db", on.tasks[1]), (Tiles{{4, "seed"}, {2, "seed"}, {1, "history-noting"}}));
+  EXPECT_EQ(tiles("on.db", on.tasks[2]),
+            (Tiles{{1, "history-noting"}, {2, "history-noting"}, {4, "history-noting"}}));
+  EXPECT_EQ(tiles("on.db", on.tasks[3]),
+            (Tiles{{4, "seed"}, {2, "seed"}, {1, "history-noting"}, {8, "history-noting"}}));
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_TRUE(seen[0].empty());
-  ASSERT_EQ(seen[1].size(), 3u);  // task 1's three measurements: tiles 1, 2, 4 (grid order)
+  ASSERT_EQ(seen[1].size(), 3u);  // task 1's three measurements, as history
   EXPECT_EQ(ConfigView(target.MakeTask(layers[1].op).space, seen[1][2].first).Int("tile"), 4);
   EXPECT_EQ(seen[1][2].second.status, MeasureStatus::kOk);
   EXPECT_DOUBLE_EQ(seen[1][2].second.time_s, 1e-3 / 4);
   EXPECT_TRUE(seen[2].empty());   // another shape
   EXPECT_EQ(seen[3].size(), 6u);  // tasks 1 and 2
-  EXPECT_EQ(tasks[3].history_records, 6);
-  EXPECT_EQ(tasks[3].history_from, (std::vector<size_t>{0, 1}));
-  EXPECT_EQ(tasks[2].history_records, 0);
-  EXPECT_NE(log.find("(weight 1, budget 3; history: 3 records of its epilogue sibling, task 1)"),
+  EXPECT_EQ(on.tasks[3].siblings, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(on.tasks[3].sibling_seeds, 2);
+  EXPECT_EQ(on.tasks[3].history_records, 6);
+  EXPECT_TRUE(on.tasks[2].siblings.empty());
+  EXPECT_NE(on.log.find("(weight 1, budget 3; epilogue sibling task 1: 2 fastest measured first, "
+                        "3 records as history)"),
             std::string::npos)
-      << log;
-  EXPECT_NE(log.find("history: 6 records of its epilogue siblings, tasks 1, 2)"), std::string::npos)
-      << log;
+      << on.log;
+  EXPECT_NE(on.log.find("epilogue siblings, tasks 1, 2: 2 fastest measured first, 6 records as "
+                        "history)"),
+            std::string::npos)
+      << on.log;
   TasksReport report;
-  report.tasks = tasks;
+  report.tasks = on.tasks;
   const Json json = TasksReportToJson(report);
-  EXPECT_EQ(json["tasks"][3]["history"]["records"], 6);
-  EXPECT_EQ(json["tasks"][3]["history"]["from_tasks"], Json::array({1, 2}));
-  EXPECT_FALSE(json["tasks"][2].contains("history"));
+  EXPECT_EQ(json["tasks"][3]["siblings"]["tasks"], Json::array({1, 2}));
+  EXPECT_EQ(json["tasks"][3]["siblings"]["seeds"], 2);
+  EXPECT_EQ(json["tasks"][3]["siblings"]["history_records"], 6);
+  EXPECT_FALSE(json["tasks"][2].contains("siblings"));
 
-  run("off.db", false, "history-noting");
+  // Off: the grid's own order everywhere, and no history.
+  const Run off = run("off.db", 0, false);
+  EXPECT_EQ(tiles("off.db", off.tasks[1]),
+            (Tiles{{1, "history-noting"}, {2, "history-noting"}, {4, "history-noting"}}));
   ASSERT_EQ(seen.size(), 4u);
   for (const TransferHistory& history : seen) EXPECT_TRUE(history.empty());
+  EXPECT_EQ(off.log.find("epilogue sibling"), std::string::npos) << off.log;
   std::filesystem::remove_all(dir);
 }
 

@@ -220,10 +220,16 @@ void AddTuneCommand(CLI::App& app) {
   command->add_flag("--no-db", flags->no_database, "keep nothing: do not open a database");
   command->add_flag("--no-resume", flags->no_resume,
                     "do not warm the strategy with this task's records already in the database");
+  command
+      ->add_option("--sibling-seeds", flags->sibling_seeds,
+                   "a model's tasks: measure first this many of the fastest configurations of the "
+                   "earlier tasks that differ from the task only in the epilogue (bias, ReLU, "
+                   "residual add); 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--no-sibling-history", flags->no_sibling_history,
-                    "a model's tasks: do not give a strategy that learns from history the records "
-                    "of the earlier tasks that differ from its task only in the epilogue (bias, "
-                    "ReLU, residual add)");
+                    "a model's tasks: do not give a strategy that learns from history those "
+                    "earlier tasks' records as its history");
   command->add_option("--progress", flags->progress, "auto, live, log or quiet")
       ->capture_default_str();
   command->add_flag("--json", flags->json, "print the result as JSON");

@@ -181,6 +181,7 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.work_dir = kernel_dir.path();
   tasks.pretrained_model = std::move(pretrained);
   tasks.sibling_history = !flags.no_sibling_history;
+  tasks.sibling_seeds = flags.sibling_seeds;
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {

@@ -57,6 +57,7 @@ struct TuneFlags {
   bool no_database = false;
   bool no_resume = false;
   bool no_sibling_history = false;  // TuneTasksOptions::sibling_history off
+  int sibling_seeds = 8;            // TuneTasksOptions::sibling_seeds
   std::string progress = "auto";
   bool json = false;
 

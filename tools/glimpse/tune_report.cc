@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 
@@ -18,6 +19,36 @@ std::string LayerSummary(const ModelTask& task) {
   std::string text = task.layers.front();
   if (task.layers.size() > 1) text += fmt::format(" +{}", task.layers.size() - 1);
   return text;
+}
+
+// "time: 6.9 min for 1,200 new measurements (2.90/s): building 61 %, running 33 %, the strategy
+// 4 %, the rest 2 %" — shares of the wall-clock; with overlapped builds, the building the run
+// waited for and, beside it, all of it ("building 12 % waited for (of 48 % built)"). Nothing
+// for a run that measured nothing new.
+std::string TimeSplit(const TasksReport& report) {
+  double elapsed = 0, waited = 0, run = 0, tuner = 0, build = 0;
+  int64_t fresh = 0;
+  for (const TaskOutcome& outcome : report.tasks) {
+    if (!outcome.summary) continue;
+    const TuneSummary& s = *outcome.summary;
+    elapsed += s.elapsed_s;
+    build += s.batches.build_s;
+    waited += s.batches.build_waited_s;
+    run += s.batches.run_s;
+    tuner += s.tuner_s;
+    fresh += s.measurements - s.resumed;
+  }
+  if (fresh == 0 || elapsed <= 0) return "";
+  const auto share = [elapsed](double part) { return 100.0 * part / elapsed; };
+  std::string line = fmt::format(
+      "time: {} for {} new measurement{} ({:.2f}/s): building {:.0f} %{}, {} {:.0f} %, the "
+      "strategy {:.0f} %, the rest {:.0f} %",
+      FormatDuration(elapsed), FormatCount(fresh), fresh == 1 ? "" : "s", fresh / elapsed,
+      share(waited),
+      build > waited * 1.01 ? fmt::format(" waited for (of {:.0f} % built)", share(build)) : "",
+      report.build_only ? "checking" : "running", share(run), share(tuner),
+      std::max(0.0, share(elapsed - waited - run - tuner)));
+  return line;
 }
 
 }  // namespace
@@ -105,7 +136,7 @@ void PrintTasksReport(const TasksReport& report, std::ostream& out) {
   const std::string label =
       model ? "estimated latency of " + report.model : std::string("Σ weight × best time");
   const std::string excluded =
-      "ReLU, residual adds, pooling and other untuned elementwise ops are not included";
+      "the fused epilogues included; pooling and the other operators without a template not";
   if (report.build_only) {
     out << fmt::format("\n{}: none, a build-only run measures no time\n", label);
   } else if (estimate.tasks == report.tasks.size()) {
@@ -121,6 +152,8 @@ void PrintTasksReport(const TasksReport& report, std::ostream& out) {
         label, report.tasks.size() - estimate.tasks, report.tasks.size(), estimate.tasks,
         FormatDuration(estimate.seconds), excluded);
   }
+  const std::string split = TimeSplit(report);
+  if (!split.empty()) out << split << "\n";
   out << fmt::format("database: {}\n",
                      report.database.empty() ? "none (--no-db)" : report.database);
 }
