@@ -67,6 +67,9 @@ struct CorpusMeasureOptions {
   int64_t max_operators = 0;   // measure only the first this many operators; 0: all
   double time_budget_s = 0.0;  // stop starting work after this many seconds; 0: none
   int batch = 16;              // configurations built and measured (and committed) together
+  // A database whose last run note names another protocol or CPU than this run's is refused
+  // (one corpus, one set of labels) unless this is set; every run's note is kept either way.
+  bool allow_protocol_change = false;
   ProgressMode progress = ProgressMode::kAuto;
   // Seconds a candidate of `op` may take (its runner's timeout).
   std::function<double(const Operator& op)> run_timeout = [](const Operator&) { return 10.0; };

@@ -68,6 +68,51 @@ void AppendRunNote(Database& database, const Json& note) {
   database.SetNote("perf_corpus.runs", runs.dump());
 }
 
+// The protocol's fields, the CPU and the template versions where `earlier` (the last run's note)
+// and `now` differ, as `flush: "0: …" then, "1: …" now`; empty when they agree.
+std::vector<std::string> ProtocolChanges(const Json& earlier, const Json& now) {
+  std::vector<std::string> changes;
+  const auto compare = [&](const std::string& name, const Json& a, const Json& b) {
+    if (a != b) changes.push_back(name + ": " + a.dump() + " then, " + b.dump() + " now");
+  };
+  const Json& before = earlier.contains("protocol") ? earlier["protocol"] : Json::object();
+  const Json& after = now.contains("protocol") ? now["protocol"] : Json::object();
+  for (const auto& [key, value] : after.items()) {
+    if (key == "overlap_builds") continue;  // how the work is scheduled, not how it is timed
+    compare(key, before.contains(key) ? before[key] : Json(nullptr), value);
+  }
+  const auto cpu = [](const Json& note) {
+    return note.contains("machine") ? note["machine"].value("cpu", "") : std::string();
+  };
+  if (!cpu(earlier).empty()) compare("cpu", cpu(earlier), cpu(now));
+  // The programs a configuration stands for.
+  if (earlier.contains("template_versions") && now.contains("template_versions")) {
+    compare("template_versions", earlier["template_versions"], now["template_versions"]);
+  }
+  return changes;
+}
+
+void CheckSameProtocol(const Database& database, const Json& run_note) {
+  std::optional<std::string> held = database.GetNote("perf_corpus.runs");
+  if (!held) return;
+  Json runs;
+  try {
+    runs = Json::parse(*held);
+  } catch (const Json::exception&) {
+    return;  // an unreadable note is replaced (AppendRunNote), as before
+  }
+  if (!runs.is_array() || runs.empty()) return;
+  const std::vector<std::string> changes = ProtocolChanges(runs.back(), run_note);
+  if (changes.empty()) return;
+  std::string list;
+  for (const std::string& change : changes) list += (list.empty() ? "" : "; ") + change;
+  throw Error(database.path() +
+              ": its corpus was measured with another protocol than this run's (" + list +
+              "). One corpus keeps one protocol, since its times are the model's labels: measure "
+              "into a new database, run the build that measured it, or pass "
+              "--allow-protocol-change to mix them (every run's protocol stays in the notes)");
+}
+
 }  // namespace
 
 CorpusMeasureReport MeasureCorpus(const Target& target,
@@ -82,6 +127,7 @@ CorpusMeasureReport MeasureCorpus(const Target& target,
   CorpusMeasureReport report;
   report.planned = static_cast<int64_t>(operators.size());
   report.stop_reason = "done";
+  if (!options.allow_protocol_change) CheckSameProtocol(database, run_note);
   AppendRunNote(database, run_note);
   std::unique_ptr<Builder> builder = target.MakeBuilder(options.work_dir);
 

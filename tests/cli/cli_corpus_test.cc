@@ -83,6 +83,37 @@ TEST_F(CliCorpusTest, RerunMeasuresNothingTwiceAndExportLoadsBack) {
   EXPECT_EQ(show["kinds"]["batch_matmul"]["records"], 6);
 }
 
+TEST_F(CliCorpusTest, ADatabaseMeasuredWithAnotherProtocolIsRefusedUnlessAllowed) {
+  CommandResult first = RunGlimpse(MeasureArgs({"--max-operators", "1"}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  {
+    // As if the first run had been measured by a build with the old flush.
+    Database database(Db(), /*create=*/false);
+    Json runs = Json::parse(*database.GetNote("perf_corpus.runs"));
+    ASSERT_EQ(runs.size(), 1u);
+    runs[0]["protocol"]["flush"] = "0: a memset";
+    database.SetNote("perf_corpus.runs", runs.dump());
+  }
+  CommandResult refused = RunGlimpse(MeasureArgs({}));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find(Db() + ": its corpus was measured with another protocol"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("flush: \"0: a memset\" then, \"1: "), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("--allow-protocol-change"), std::string::npos) << refused.err;
+  {
+    Database database(Db(), /*create=*/false);
+    EXPECT_EQ(Json::parse(*database.GetNote("perf_corpus.runs")).size(), 1u);  // nothing added
+  }
+  CommandResult allowed = RunGlimpse(MeasureArgs({"--allow-protocol-change"}));
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(Json::parse(allowed.out)["operators"][1]["measured"], 6);
+  // The runs after agree with each other: no flag needed.
+  CommandResult again = RunGlimpse(MeasureArgs({}));
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
 TEST_F(CliCorpusTest, BadInputNamesTheFlag) {
   CommandResult unknown = RunGlimpse({"corpus", "measure", "--models", "resnet19", "--db", Db()});
   EXPECT_EQ(unknown.exit_code, 2);

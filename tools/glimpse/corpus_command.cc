@@ -47,6 +47,7 @@ struct CorpusFlags {
   bool run_timeout_given = false;
   std::string kernel_dir;
   std::string database = Database::DefaultPath();
+  bool allow_protocol_change = false;
   std::string progress = "auto";
   bool json = false;
   std::string output;
@@ -130,6 +131,7 @@ void RunMeasure(const CorpusFlags& flags) {
   options.max_operators = flags.max_operators;
   options.time_budget_s = flags.time_budget_s;
   options.batch = flags.batch;
+  options.allow_protocol_change = flags.allow_protocol_change;
   options.progress = ParseProgress(flags.progress);
   // As `glimpse tune --target cpu`: 10 s plus 4 s per GFLOP, since a fresh worker computes the
   // reference output within its first candidate's time.
@@ -342,6 +344,9 @@ void AddCorpusCommand(CLI::App& app) {
                       "directory)");
   measure->add_option("--db", flags->database, "tuning database file ($GLIMPSE_DB)")
       ->capture_default_str();
+  measure->add_flag("--allow-protocol-change", flags->allow_protocol_change,
+                    "go on with a database whose earlier runs measured with another protocol or "
+                    "on another CPU (refused otherwise: one corpus, one protocol)");
   measure->add_option("--progress", flags->progress, "auto, live, log or quiet")
       ->capture_default_str();
   measure->add_flag("--json", flags->json, "print the summary as JSON");
