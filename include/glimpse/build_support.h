@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ int BuildJobs(int given);
 
 // The CPUs this process may run on (its affinity mask), in increasing order; {0} when unknown.
 std::vector<int> AllowedCpus();
+
+// Bytes of memory this process may use: MemTotal of /proc/meminfo, or the limit of its cgroup
+// (cgroup v2 memory.max) when that is lower; 0 when neither can be read.
+int64_t UsableMemoryBytes();
 
 // `text` cut to `max_chars` bytes, with " …" after a cut.
 std::string TruncateMessage(std::string text, size_t max_chars);

@@ -86,6 +86,20 @@ std::string OperatorName(
 Json OperatorToJson(const Operator& op);  // {"op": "dense", "M": 1, …}
 Operator OperatorFromJson(const Json& json);  // throws Error like ParseOperator
 double OperatorFlops(const Operator& op);     // 2 · multiply-adds (epilogue not counted)
+// Bytes of the operator's tensors in float32, its inputs (weights, bias, residual included) and
+// its output: what a runner must hold to measure it.
+struct OperatorBytes {
+  double inputs = 0;
+  double output = 0;
+  double Total() const { return inputs + output; }
+};
+OperatorBytes OperatorTensorBytes(const Operator& op);
+// Throws Error when the operator's tensors (`Total()`) exceed `available` bytes of `where`'s
+// memory: "conv2d:…: its tensors take 4.4 TB (inputs 2.2 TB, output 2.2 TB), more than the
+// 23.4 GiB of <where>; it cannot be measured there".
+void CheckOperatorFitsMemory(const Operator& op, double available, const std::string& where);
+// A human size: "812 B", "3.2 KiB", "23.4 GiB", "4.4 TiB".
+std::string FormatBytes(double bytes);
 // 2 · the multiply-adds whose input tap lies inside the image: what a convolution that skips the
 // zero padding computes (oneDNN's direct kernels do). Equals OperatorFlops without padding; a rate
 // counted with OperatorFlops can exceed the machine's peak by the ratio of the two.

@@ -32,7 +32,13 @@ CpuTarget::CpuTarget(CpuTargetOptions options) : options_(options) {
 
 std::string CpuTarget::Device() const { return CpuDeviceName(); }
 
-Task CpuTarget::MakeTask(const Operator& op) const { return MakeCpuTask(op); }
+Task CpuTarget::MakeTask(const Operator& op) const {
+  // A task whose tensors cannot even be allocated here is refused before anything is built.
+  CheckOperatorFitsMemory(op, static_cast<double>(process::UsableMemoryBytes()),
+                          "this machine's memory (MemTotal in /proc/meminfo, or the cgroup's "
+                          "memory.max)");
+  return MakeCpuTask(op);
+}
 
 CpuBuilderOptions CpuTarget::BuildOptions(const std::string& work_dir) const {
   CpuBuilderOptions build;

@@ -19,7 +19,14 @@ std::string CudaTarget::Device() const {
   return options_.build_only ? "build-only " + options_.arch : device_->name;
 }
 
-Task CudaTarget::MakeTask(const Operator& op) const { return MakeGpuTask(op, Device()); }
+Task CudaTarget::MakeTask(const Operator& op) const {
+  // The live device's memory; a build-only run has none to check against.
+  if (device_) {
+    CheckOperatorFitsMemory(op, static_cast<double>(device_->memory_bytes),
+                            device_->name + "'s memory (cuDeviceTotalMem)");
+  }
+  return MakeGpuTask(op, Device());
+}
 
 GpuBuilderOptions CudaTarget::BuildOptions(const std::string& work_dir) const {
   GpuBuilderOptions build;

@@ -1,7 +1,11 @@
 // Operator workloads: the "op:field=value,…" syntax, JSON, sizes and FLOPs.
+#include <algorithm>
+#include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "glimpse/error.h"
 #include "glimpse/ops.h"
@@ -97,17 +101,36 @@ void SetEpilogue(Shape& shape, std::map<std::string, int64_t>& f) {
   shape.residual = f["residual"] != 0, shape.relu6 = f["relu6"] != 0;
 }
 
+// Every tensor's element count, in floating point so that absurd fields cannot overflow here
+// (defined below, beside OperatorTensorBytes).
+std::vector<double> TensorElementCounts(const Operator& op);
+
+// A tensor of 2^62 elements or more cannot be indexed by the kernels' 64-bit indices (nor
+// allocated anywhere): refused when the operator is read, with the offending count.
+Operator CheckTensorCounts(const std::string& name, Operator op) {
+  constexpr double kLimit = 4611686018427387904.0;  // 2^62
+  for (double count : TensorElementCounts(op)) {
+    if (count >= kLimit) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.3g", count);
+      throw Error(name + ": a tensor of " + text +
+                  " elements; accepted: shapes whose tensors have fewer than 2^62 elements");
+    }
+  }
+  return op;
+}
+
 Operator FromFields(const std::string& op, const std::map<std::string, int64_t>& raw) {
   std::map<std::string, int64_t> f = CheckFields(op, raw);
   if (op == "dense") {
     DenseShape d{f["M"], f["N"], f["K"]};
     SetEpilogue(d, f);
-    return d;
+    return CheckTensorCounts(op, d);
   }
   if (op == "batch_matmul") {
     BatchMatmulShape b{f["B"], f["M"], f["N"], f["K"]};
     SetEpilogue(b, f);
-    return b;
+    return CheckTensorCounts(op, b);
   }
   auto check_window = [&op](int64_t out_h, int64_t out_w) {
     if (out_h < 1 || out_w < 1) {
@@ -122,14 +145,14 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
     d.stride = f["stride"], d.pad = f["pad"], d.dilation = f["dilation"];
     SetEpilogue(d, f);
     check_window(d.OutH(), d.OutW());
-    return d;
+    return CheckTensorCounts(op, d);
   }
   Conv2dShape c;
   c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"], c.s = f["S"];
   c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
   SetEpilogue(c, f);
   check_window(c.OutH(), c.OutW());
-  return c;
+  return CheckTensorCounts(op, c);
 }
 
 // Applies `visitor` to the operator's shape (one overload per operator).
@@ -394,6 +417,93 @@ double OperatorFlopsInsideImage(const Operator& op) {
                                },
                                [&op](const auto&) { return OperatorFlops(op); }},
                     op);
+}
+
+namespace {
+
+double Product(std::initializer_list<int64_t> dims) {
+  double product = 1;
+  for (int64_t d : dims) product *= static_cast<double>(d);
+  return product;
+}
+
+// The inputs (activation, weights, bias, residual) and the output, as OperatorInputShapes and
+// OperatorOutputShape lay them out.
+std::vector<double> TensorElementCounts(const Operator& op) {
+  return std::visit(
+      Overloaded{
+          [](const DenseShape& d) {
+            std::vector<double> counts = {Product({d.m, d.k}), Product({d.n, d.k})};
+            if (d.bias) counts.push_back(static_cast<double>(d.n));
+            if (d.residual) counts.push_back(Product({d.m, d.n}));
+            counts.push_back(Product({d.m, d.n}));
+            return counts;
+          },
+          [](const Conv2dShape& c) {
+            const double out = Product({c.n, c.k}) *
+                               static_cast<double>(std::max<int64_t>(0, c.OutH())) *
+                               static_cast<double>(std::max<int64_t>(0, c.OutW()));
+            std::vector<double> counts = {Product({c.n, c.c, c.h, c.w}),
+                                          Product({c.k, c.c, c.r, c.s})};
+            if (c.bias) counts.push_back(static_cast<double>(c.k));
+            if (c.residual) counts.push_back(out);
+            counts.push_back(out);
+            return counts;
+          },
+          [](const DepthwiseConv2dShape& d) {
+            const double out = Product({d.n, d.c}) *
+                               static_cast<double>(std::max<int64_t>(0, d.OutH())) *
+                               static_cast<double>(std::max<int64_t>(0, d.OutW()));
+            std::vector<double> counts = {Product({d.n, d.c, d.h, d.w}), Product({d.c, d.r, d.s})};
+            if (d.bias) counts.push_back(static_cast<double>(d.c));
+            if (d.residual) counts.push_back(out);
+            counts.push_back(out);
+            return counts;
+          },
+          [](const BatchMatmulShape& b) {
+            std::vector<double> counts = {Product({b.b, b.m, b.k}), Product({b.b, b.n, b.k})};
+            if (b.bias) counts.push_back(static_cast<double>(b.n));
+            if (b.residual) counts.push_back(Product({b.b, b.m, b.n}));
+            counts.push_back(Product({b.b, b.m, b.n}));
+            return counts;
+          }},
+      op);
+}
+
+}  // namespace
+
+OperatorBytes OperatorTensorBytes(const Operator& op) {
+  const std::vector<double> counts = TensorElementCounts(op);
+  OperatorBytes bytes;
+  for (size_t i = 0; i + 1 < counts.size(); ++i) bytes.inputs += 4.0 * counts[i];
+  bytes.output = 4.0 * counts.back();
+  return bytes;
+}
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 6) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  char text[48];
+  if (unit == 0) {
+    std::snprintf(text, sizeof(text), "%.0f B", bytes);
+  } else {
+    std::snprintf(text, sizeof(text), "%.1f %s", bytes, units[unit]);
+  }
+  return text;
+}
+
+void CheckOperatorFitsMemory(const Operator& op, double available, const std::string& where) {
+  if (available <= 0) return;  // unknown: nothing to check against
+  const OperatorBytes bytes = OperatorTensorBytes(op);
+  if (bytes.Total() <= available) return;
+  throw Error(OperatorToString(op) + ": its tensors take " + FormatBytes(bytes.Total()) +
+              " (inputs " + FormatBytes(bytes.inputs) + ", output " + FormatBytes(bytes.output) +
+              "), more than the " + FormatBytes(available) + " of " + where +
+              "; it cannot be measured there");
 }
 
 }  // namespace glimpse

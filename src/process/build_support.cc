@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -46,6 +48,33 @@ std::vector<int> AllowedCpus() {
   }
   if (cpus.empty()) cpus.push_back(0);
   return cpus;
+}
+
+int64_t UsableMemoryBytes() {
+  int64_t usable = 0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  int64_t value = 0;
+  while (meminfo >> key >> value) {
+    std::getline(meminfo, unit);
+    if (key == "MemTotal:") {
+      usable = value * 1024;  // kB
+      break;
+    }
+  }
+  // The cgroup this process is in ("0::/path" in cgroup v2), and its limit unless "max".
+  std::ifstream cgroup("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(cgroup, line)) {
+    if (line.rfind("0::", 0) != 0) continue;
+    std::ifstream limit("/sys/fs/cgroup" + line.substr(3) + "/memory.max");
+    std::string text;
+    if (limit >> text && !text.empty() && text != "max") {
+      const int64_t bytes = std::atoll(text.c_str());
+      if (bytes > 0) usable = usable > 0 ? std::min(usable, bytes) : bytes;
+    }
+  }
+  return usable;
 }
 
 std::string TruncateMessage(std::string text, size_t max_chars) {

@@ -137,6 +137,18 @@ TEST_F(CliErrorTest, BadOpNamesTheFieldAndTheAcceptedOnes) {
               "unknown operator 'gemm'; known:");
 }
 
+TEST_F(CliErrorTest, AnOperatorTooLargeForTheMachineIsRefusedBeforeAnythingIsBuilt) {
+  // 4 TiB of input: more than any machine this runs on, said with both sizes.
+  ExpectError({"tune", "--target", "cpu", "--op", "conv2d:N=1024,C=1024,H=1024,W=1024,K=1,R=1,S=1",
+               "--budget", "3"},
+              "its tensors take 4.0 TiB (inputs 4.0 TiB, output 4.0 GiB), more than the ");
+  // Fields within their bounds (at most 2^20 each) whose product no index can hold.
+  ExpectError(
+      {"tune", "--target", "cpu", "--op", "conv2d:N=100000,C=100000,H=100000,W=100000,K=1,R=1,S=1"},
+      "conv2d: a tensor of 1e+20 elements; accepted: shapes whose tensors have fewer "
+      "than 2^62 elements");
+}
+
 TEST_F(CliErrorTest, CpuBudgetsAndMachineFlagsAreChecked) {
   const std::vector<std::string> model = {"tune", "--target", "cpu", "--model", "resnet18"};
   auto with = [&](std::vector<std::string> extra) {
