@@ -406,9 +406,17 @@ void GlimpseTuner::ResolveValidity() {
     for (const KernelValidityModel& k : validity_model_->kernels()) {
       known += (known.empty() ? "" : ", ") + k.name;
     }
-    Component(fmt::format("validity: none (no kernel model for '{}' with this space's knobs in "
-                          "{}; it has: {}): {}",
-                          kernel_, Origin(file), known.empty() ? "none" : known, consequence),
+    if (known.empty()) known = "none";
+    // glimpse's own templates (the CPU and CUDA targets' tasks) name no kernel: say that rather
+    // than look up a kernel called ''.
+    Component(kernel_.empty()
+                  ? fmt::format("validity: none (the task names no kernel, as glimpse's own "
+                                "templates do not, so none of the kernel models of {} applies; "
+                                "it has: {}): {}",
+                                Origin(file), known, consequence)
+                  : fmt::format("validity: none (no kernel model for '{}' with this space's knobs "
+                                "in {}; it has: {}): {}",
+                                kernel_, Origin(file), known, consequence),
               true);
     return;
   }

@@ -1,3 +1,4 @@
+// CacheFlusher and the flush size (glimpse/cache_flush.h): the sweep, the operands' clflush.
 #include "glimpse/cache_flush.h"
 
 #include <emmintrin.h>

@@ -85,6 +85,13 @@ TEST_F(CliErrorTest, NotADatabaseIsRefused) {
   EXPECT_NE(result.err.find(path), std::string::npos) << result.err;
 }
 
+TEST_F(CliErrorTest, RestrictionsThatLeaveNothingAreRefused) {
+  ExpectError({"tune", "--space", RepoDataPath("recorded/convolution_milo/A100.json.gz"),
+               "--restrict", "block_size_x > 100000", "--budget", "10"},
+              "recorded configurations break the restrictions ('block_size_x > 100000'): "
+              "nothing is left to tune");
+}
+
 TEST_F(CliErrorTest, ReplayNeedsASpace) {
   ExpectError({"tune", "--budget", "5"}, "--space is required");
   ExpectError({"tune", "--budget", "5"}, "--target cpu");

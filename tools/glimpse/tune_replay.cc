@@ -103,6 +103,16 @@ void RunReplayTune(const TuneFlags& flags) {
   // Everything the user can get wrong is checked before the database is touched, so a bad
   // command never leaves a database behind.
   auto recorded = std::make_shared<RecordedSpace>(flags.source.Load());
+  if (recorded->entries.empty() && recorded->outside_restrictions > 0) {
+    // A space the restrictions leave empty would only "stop: space exhausted" with nothing done.
+    std::string restrictions;
+    for (const std::string& r : recorded->space.restrictions()) {
+      restrictions += (restrictions.empty() ? "'" : "; '") + r + "'";
+    }
+    throw Error(fmt::format(
+        "{}: all {} recorded configurations break the restrictions ({}): nothing is left to tune",
+        recorded->source_path, recorded->outside_restrictions, restrictions));
+  }
   Task task = recorded->MakeTask();
 
   const bool budget_given = flags.Given("--budget");
