@@ -60,8 +60,9 @@ TEST(OperatorBytesTest, ATensorTooLargeToIndexIsRefusedWhenRead) {
     ParseOperator("conv2d:N=100000,C=100000,H=100000,W=100000,K=1,R=1,S=1");
     FAIL() << "a tensor of 10^20 elements was accepted";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("conv2d: a tensor of 1e+20 elements; accepted: shapes "
-                                             "whose tensors have fewer than 2^62 elements"),
+    EXPECT_NE(std::string(error.what())
+                  .find("conv2d: a tensor of 1e+20 elements; accepted: shapes "
+                        "whose tensors have fewer than 2^62 elements"),
               std::string::npos)
         << error.what();
   }
