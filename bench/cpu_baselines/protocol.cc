@@ -90,17 +90,6 @@ void PinThisThread(int cpu) {
   }
 }
 
-int64_t ReadCacheSizeBytes(const std::string& path) {
-  std::ifstream in(path);
-  std::string text;
-  if (!(in >> text) || text.empty()) return 0;
-  int64_t value = std::atoll(text.c_str());
-  if (text.back() == 'K') value <<= 10;
-  if (text.back() == 'M') value <<= 20;
-  if (text.back() == 'G') value <<= 30;
-  return value;
-}
-
 double RunPinnedSample(const std::vector<int>& cpus, const std::function<float(size_t)>& work,
                        const std::string& what) {
   using Clock = std::chrono::steady_clock;

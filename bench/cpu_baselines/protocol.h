@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "glimpse/cache_flush.h"  // CacheFlusher: the runner worker's flush, shared
+#include "glimpse/cache_flush.h"  // the runner worker's flush and cache sizes, shared
 
 namespace glimpse::baselines {
 
@@ -35,9 +35,6 @@ bool IsPinnedImage();
 
 // Pins the calling thread to one CPU. Throws Error on failure.
 void PinThisThread(int cpu);
-
-// A sysfs cache size file ("48K", "2048K", "480M") in bytes; 0 when it cannot be read.
-int64_t ReadCacheSizeBytes(const std::string& path);
 
 // One sample of work on several CPUs at once: a thread per CPU, pinned, released together;
 // `work(t)` runs on thread t. The sample lasts from the earliest start to the latest end, each

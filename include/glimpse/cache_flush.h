@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace glimpse {
@@ -66,6 +67,8 @@ class CacheFlusher {
 // The cache line size the sweep steps by.
 constexpr int64_t kCacheLineBytes = 64;
 
+// A sysfs cache size file ("48K", "2048K", "480M") in bytes; 0 when it cannot be read.
+int64_t ReadCacheSizeBytes(const std::string& path);
 // Bytes of the largest cache sysfs lists for CPU 0, or 0 when sysfs says nothing.
 int64_t LastLevelCacheBytes();
 

@@ -54,18 +54,17 @@ class ListTuner : public Tuner {
   size_t next_ = 0;
 };
 
-void AppendRunNote(Database& database, const Json& note) {
-  Json runs = Json::array();
+// The runs the database remembers (its note "perf_corpus.runs"), oldest first; a note this build
+// cannot read counts as none and is replaced when the run's note is appended.
+Json StoredRunNotes(const Database& database) {
   if (std::optional<std::string> held = database.GetNote("perf_corpus.runs")) {
     try {
-      runs = Json::parse(*held);
+      Json runs = Json::parse(*held);
+      if (runs.is_array()) return runs;
     } catch (const Json::exception&) {
-      runs = Json::array();  // a note this build cannot read is replaced, not fatal
     }
-    if (!runs.is_array()) runs = Json::array();
   }
-  runs.push_back(note);
-  database.SetNote("perf_corpus.runs", runs.dump());
+  return Json::array();
 }
 
 // The protocol's fields, the CPU and the template versions where `earlier` (the last run's note)
@@ -92,16 +91,10 @@ std::vector<std::string> ProtocolChanges(const Json& earlier, const Json& now) {
   return changes;
 }
 
-void CheckSameProtocol(const Database& database, const Json& run_note) {
-  std::optional<std::string> held = database.GetNote("perf_corpus.runs");
-  if (!held) return;
-  Json runs;
-  try {
-    runs = Json::parse(*held);
-  } catch (const Json::exception&) {
-    return;  // an unreadable note is replaced (AppendRunNote), as before
-  }
-  if (!runs.is_array() || runs.empty()) return;
+// Throws Error naming the database and the differences when `runs` (StoredRunNotes) end with a run
+// of another protocol than `run_note`'s.
+void CheckSameProtocol(const Database& database, const Json& runs, const Json& run_note) {
+  if (runs.empty()) return;
   const std::vector<std::string> changes = ProtocolChanges(runs.back(), run_note);
   if (changes.empty()) return;
   std::string list;
@@ -127,8 +120,10 @@ CorpusMeasureReport MeasureCorpus(const Target& target,
   CorpusMeasureReport report;
   report.planned = static_cast<int64_t>(operators.size());
   report.stop_reason = "done";
-  if (!options.allow_protocol_change) CheckSameProtocol(database, run_note);
-  AppendRunNote(database, run_note);
+  Json runs = StoredRunNotes(database);
+  if (!options.allow_protocol_change) CheckSameProtocol(database, runs, run_note);
+  runs.push_back(run_note);
+  database.SetNote("perf_corpus.runs", runs.dump());
   std::unique_ptr<Builder> builder = target.MakeBuilder(options.work_dir);
 
   // Seconds left of the time budget; +inf without one.

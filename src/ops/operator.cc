@@ -1,7 +1,6 @@
 // Operator workloads: the "op:field=value,…" syntax, JSON, sizes and FLOPs.
 #include <algorithm>
 #include <cstdio>
-#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -101,9 +100,19 @@ void SetEpilogue(Shape& shape, std::map<std::string, int64_t>& f) {
   shape.residual = f["residual"] != 0, shape.relu6 = f["relu6"] != 0;
 }
 
-// Every tensor's element count, in floating point so that absurd fields cannot overflow here
-// (defined below, beside OperatorTensorBytes).
-std::vector<double> TensorElementCounts(const Operator& op);
+// Every tensor's element count — the inputs as OperatorInputShapes lists them, then the output —
+// multiplied in floating point, so that absurd fields cannot overflow here.
+std::vector<double> TensorElementCounts(const Operator& op) {
+  const auto count = [](const std::vector<int64_t>& shape) {
+    double product = 1;
+    for (int64_t d : shape) product *= static_cast<double>(std::max<int64_t>(0, d));
+    return product;
+  };
+  std::vector<double> counts;
+  for (const std::vector<int64_t>& shape : OperatorInputShapes(op)) counts.push_back(count(shape));
+  counts.push_back(count(OperatorOutputShape(op)));
+  return counts;
+}
 
 // A tensor of 2^62 elements or more cannot be indexed by the kernels' 64-bit indices (nor
 // allocated anywhere): refused when the operator is read, with the offending count.
@@ -418,59 +427,6 @@ double OperatorFlopsInsideImage(const Operator& op) {
                                [&op](const auto&) { return OperatorFlops(op); }},
                     op);
 }
-
-namespace {
-
-double Product(std::initializer_list<int64_t> dims) {
-  double product = 1;
-  for (int64_t d : dims) product *= static_cast<double>(d);
-  return product;
-}
-
-// The inputs (activation, weights, bias, residual) and the output, as OperatorInputShapes and
-// OperatorOutputShape lay them out.
-std::vector<double> TensorElementCounts(const Operator& op) {
-  return std::visit(
-      Overloaded{
-          [](const DenseShape& d) {
-            std::vector<double> counts = {Product({d.m, d.k}), Product({d.n, d.k})};
-            if (d.bias) counts.push_back(static_cast<double>(d.n));
-            if (d.residual) counts.push_back(Product({d.m, d.n}));
-            counts.push_back(Product({d.m, d.n}));
-            return counts;
-          },
-          [](const Conv2dShape& c) {
-            const double out = Product({c.n, c.k}) *
-                               static_cast<double>(std::max<int64_t>(0, c.OutH())) *
-                               static_cast<double>(std::max<int64_t>(0, c.OutW()));
-            std::vector<double> counts = {Product({c.n, c.c, c.h, c.w}),
-                                          Product({c.k, c.c, c.r, c.s})};
-            if (c.bias) counts.push_back(static_cast<double>(c.k));
-            if (c.residual) counts.push_back(out);
-            counts.push_back(out);
-            return counts;
-          },
-          [](const DepthwiseConv2dShape& d) {
-            const double out = Product({d.n, d.c}) *
-                               static_cast<double>(std::max<int64_t>(0, d.OutH())) *
-                               static_cast<double>(std::max<int64_t>(0, d.OutW()));
-            std::vector<double> counts = {Product({d.n, d.c, d.h, d.w}), Product({d.c, d.r, d.s})};
-            if (d.bias) counts.push_back(static_cast<double>(d.c));
-            if (d.residual) counts.push_back(out);
-            counts.push_back(out);
-            return counts;
-          },
-          [](const BatchMatmulShape& b) {
-            std::vector<double> counts = {Product({b.b, b.m, b.k}), Product({b.b, b.n, b.k})};
-            if (b.bias) counts.push_back(static_cast<double>(b.n));
-            if (b.residual) counts.push_back(Product({b.b, b.m, b.n}));
-            counts.push_back(Product({b.b, b.m, b.n}));
-            return counts;
-          }},
-      op);
-}
-
-}  // namespace
 
 OperatorBytes OperatorTensorBytes(const Operator& op) {
   const std::vector<double> counts = TensorElementCounts(op);

@@ -14,17 +14,22 @@
 
 namespace glimpse {
 
+int64_t ReadCacheSizeBytes(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text.empty()) return 0;
+  int64_t value = std::atoll(text.c_str());
+  if (text.back() == 'K') value <<= 10;
+  if (text.back() == 'M') value <<= 20;
+  if (text.back() == 'G') value <<= 30;
+  return value;
+}
+
 int64_t LastLevelCacheBytes() {
   int64_t best = 0;
   for (int index = 0; index < 8; ++index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (!(in >> text) || text.empty()) continue;
-    int64_t value = std::atoll(text.c_str());
-    const char unit = text.back();
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
-    best = std::max(best, value);
+    best = std::max(best, ReadCacheSizeBytes("/sys/devices/system/cpu/cpu0/cache/index" +
+                                             std::to_string(index) + "/size"));
   }
   return best;
 }

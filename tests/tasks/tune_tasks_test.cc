@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -158,14 +159,16 @@ TEST(TuneTasksTest, EachTunableTaskIsTunedWithItsBudgetIntoOneDatabase) {
   std::filesystem::remove_all(dir);
 }
 
-// The grid strategy, taking option validity_init and noting the checker each run was given.
-class CheckingTuner : public Tuner {
+// The grid strategy, telling `note` the context of each run it is initialised for (what the
+// tests check a task was given: its validity checker, its history).
+class NotingTuner : public Tuner {
  public:
-  explicit CheckingTuner(std::vector<ValidityChecker*>* seen) : seen_(seen) {}
-  std::string Name() const override { return "checking"; }
+  NotingTuner(std::string name, std::function<void(const TuningContext&)> note)
+      : name_(std::move(name)), note_(std::move(note)) {}
+  std::string Name() const override { return name_; }
   using Tuner::Init;
   void Init(const TuningContext& context) override {
-    seen_->push_back(context.knowledge.validity_checker.get());
+    note_(context);
     inner_->Init(context);
   }
   std::vector<Config> Propose(size_t n) override { return inner_->Propose(n); }
@@ -175,7 +178,8 @@ class CheckingTuner : public Tuner {
   }
 
  private:
-  std::vector<ValidityChecker*>* seen_;
+  std::string name_;
+  std::function<void(const TuningContext&)> note_;
   std::unique_ptr<Tuner> inner_ = MakeTuner("grid");
 };
 
@@ -184,7 +188,11 @@ TEST(TuneTasksTest, ValidityInitGivesEachTaskACheckerOfItsOwn) {
   static const bool registered = [] {
     RegisterTuner(
         "checking", "grid, noting its validity checker",
-        [](const Json& options) { return std::make_unique<CheckingTuner>(&seen); },
+        [](const Json& options) {
+          return std::make_unique<NotingTuner>("checking", [](const TuningContext& context) {
+            seen.push_back(context.knowledge.validity_checker.get());
+          });
+        },
         TunerTraits{.checks_validity = true});
     return true;
   }();
@@ -208,33 +216,16 @@ TEST(TuneTasksTest, ValidityInitGivesEachTaskACheckerOfItsOwn) {
   std::filesystem::remove_all(dir);
 }
 
-// The grid strategy, learning from history: notes the history each run was given.
-class HistoryNotingTuner : public Tuner {
- public:
-  explicit HistoryNotingTuner(std::vector<TransferHistory>* seen) : seen_(seen) {}
-  std::string Name() const override { return "history-noting"; }
-  using Tuner::Init;
-  void Init(const TuningContext& context) override {
-    seen_->push_back(context.knowledge.history);
-    inner_->Init(context);
-  }
-  std::vector<Config> Propose(size_t n) override { return inner_->Propose(n); }
-  void Observe(const std::vector<Config>& configs,
-               const std::vector<MeasureResult>& results) override {
-    inner_->Observe(configs, results);
-  }
-
- private:
-  std::vector<TransferHistory>* seen_;
-  std::unique_ptr<Tuner> inner_ = MakeTuner("grid");
-};
-
 TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
   static std::vector<TransferHistory> seen;
   static const bool registered = [] {
     RegisterTuner(
         "history-noting", "grid, noting its history",
-        [](const Json& options) { return std::make_unique<HistoryNotingTuner>(&seen); },
+        [](const Json& options) {
+          return std::make_unique<NotingTuner>("history-noting", [](const TuningContext& context) {
+            seen.push_back(context.knowledge.history);
+          });
+        },
         TunerTraits{.learns_from_history = true});
     return true;
   }();
