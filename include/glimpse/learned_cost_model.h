@@ -1,8 +1,9 @@
-// glimpse/learned_cost_model.h — the learned performance model (glimpse/perf_model.h) as the cost
-// model of a model-based tuner: it ranks configurations of an operator that was never measured,
-// from the programs they make (docs/perf-tuning.md).
+// glimpse/learned_cost_model.h — a pretrained performance model (glimpse/program_time_model.h: the
+// learned network of glimpse/perf_model.h, or XGBoost on loop features fitted on the corpus,
+// glimpse/xgb_perf_model.h) as the cost model of a model-based tuner: it ranks configurations of
+// an operator that was never measured, from the programs they make (docs/perf-tuning.md).
 //
-// The scores are −ln(predicted seconds) of each configuration's program graph: higher is faster,
+// The scores are −ln(predicted seconds) of each configuration's program: higher is faster,
 // and differences are log-ratios of time, on the scale of the rank margin of the tuners' own
 // XGBoost models, to which the learned model is a base (CostModel::SetBaseModel). A configuration
 // whose program cannot be built (the template refuses it) scores kUnbuildableScore.
@@ -23,6 +24,7 @@
 #include "glimpse/cost_model.h"
 #include "glimpse/ops.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/program_time_model.h"
 #include "glimpse/space.h"
 
 namespace glimpse {
@@ -33,8 +35,11 @@ class LearnedCostModel : public CostModel {
   // of 10^100 s), so a planner never puts it ahead of one that builds.
   static constexpr double kUnbuildableScore = -230.0;
 
-  // `space` is MakeCpuSpace(op)'s (the CPU templates are the programs the featuriser reads) and
-  // outlives the model.
+  // `space` is MakeCpuSpace(op)'s (the CPU templates are the programs the featurisers read) and
+  // outlives the model. Throws Error for a null model.
+  LearnedCostModel(std::shared_ptr<const ProgramTimeModel> model, Operator op,
+                   const ConfigSpace& space);
+  // The learned network: AsProgramTimeModel(model).
   LearnedCostModel(std::shared_ptr<const PerfModel> model, Operator op, const ConfigSpace& space);
 
   // "glimpse-perf-model/<architecture> program-graph=<feature version> op=<operator>".
@@ -53,7 +58,7 @@ class LearnedCostModel : public CostModel {
   size_t programs_scored() const;
 
  private:
-  std::shared_ptr<const PerfModel> model_;
+  std::shared_ptr<const ProgramTimeModel> model_;
   Operator op_;
   const ConfigSpace& space_;
   mutable std::mutex mutex_;  // guards the cache and the counters: Predict is const
@@ -64,11 +69,15 @@ class LearnedCostModel : public CostModel {
 // (the "machine" object of the corpus header: "cpu", "cpus", …), stored by `glimpse train
 // perf-model` in the model's training information; null when the model does not say.
 Json PerfModelTrainingMachine(const PerfModel& model);
+Json PerfModelTrainingMachine(const ProgramTimeModel& model);
 
 // A warning when `model` was trained on another CPU than `cpu` (CpuDeviceName() for this machine)
 // or does not say where it was trained: its times are another machine's, so its ranking may not
 // carry over. std::nullopt when the CPU names match.
 std::optional<std::string> PerfModelMachineWarning(const PerfModel& model, const std::string& cpu,
+                                                   const std::string& model_path);
+std::optional<std::string> PerfModelMachineWarning(const ProgramTimeModel& model,
+                                                   const std::string& cpu,
                                                    const std::string& model_path);
 
 }  // namespace glimpse

@@ -30,7 +30,9 @@
 //    "layers": {name: {"inputs", "outputs", "weight" (outputs × inputs), "bias"}},
 //    "made_by": the command line, "training": {…what it was trained on, its losses…}}
 // Load refuses another format or version and a model trained on other program-graph features,
-// naming the file and the command that remakes it.
+// naming the file and the command that remakes it. The format's third architecture,
+// "xgb-loop-features" (XGBoost on loop features, glimpse/xgb_perf_model.h), is no network: Load
+// refuses it saying so, and LoadProgramTimeModel there reads either kind.
 #pragma once
 
 #include <memory>

@@ -125,10 +125,10 @@ int XgbPerfFeatureWidth();
 std::vector<float> XgbPerfFeatures(const LoopNest& nest);
 std::unique_ptr<PerfPredictor> MakeXgbPerfPredictor(const XgbPerfOptions& options = {});
 
-// ---- A trained model file (glimpse/perf_model.h) as it is: Fit does nothing, PredictSeconds is
-// its inference. For a corpus the model never trained on (another machine's, a later
-// measurement); on a split of its own training corpus its scores would flatter it. Throws Error
-// as PerfModel::Load does.
+// ---- A trained model file as it is (the learned network, glimpse/perf_model.h, or XGBoost on
+// loop features, glimpse/xgb_perf_model.h): Fit does nothing, PredictSeconds is its inference.
+// For a corpus the model never trained on (another machine's, a later measurement); on a split of
+// its own training corpus its scores would flatter it. Throws Error as LoadProgramTimeModel does.
 std::unique_ptr<PerfPredictor> MakeModelFilePerfPredictor(const std::string& path);
 
 // ---- The predictors by name

@@ -219,7 +219,9 @@ std::array<float, graph_feature::kTileDims + 2> TileSubVector(const std::vector<
 Json ProgramGraphToJson(const ProgramGraph& graph);
 
 // Refuses a performance model trained on other program-graph features: throws Error naming
-// `model_path`, its version and this glimpse's, and the command that remakes the model.
-void CheckProgramGraphVersion(int model_version, const std::string& model_path);
+// `model_path`, its version and this glimpse's, and the command that remakes the model (`remake`;
+// empty: the learned network's, 'glimpse train perf-model --corpus <corpus> --out <file>').
+void CheckProgramGraphVersion(int model_version, const std::string& model_path,
+                              const std::string& remake = "");
 
 }  // namespace glimpse

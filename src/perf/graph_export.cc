@@ -38,12 +38,13 @@ Json ProgramGraphToJson(const ProgramGraph& graph) {
             {"sequence", EdgesToJson(graph.sequence)}}}};
 }
 
-void CheckProgramGraphVersion(int model_version, const std::string& model_path) {
+void CheckProgramGraphVersion(int model_version, const std::string& model_path,
+                              const std::string& remake) {
   if (model_version == kProgramGraphFeatureVersion) return;
   throw Error(fmt::format(
       "{}: program-graph features version {}; this glimpse computes version {} (remake it with "
       "'{}')",
-      model_path, model_version, kProgramGraphFeatureVersion, kRemake));
+      model_path, model_version, kProgramGraphFeatureVersion, remake.empty() ? kRemake : remake));
 }
 
 }  // namespace glimpse

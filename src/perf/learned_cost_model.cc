@@ -1,5 +1,6 @@
-// LearnedCostModel (glimpse/learned_cost_model.h): the learned performance model behind the
-// CostModel interface of the model-based tuners.
+// LearnedCostModel (glimpse/learned_cost_model.h): a pretrained performance model behind the
+// CostModel interface of the model-based tuners; the learned network as a ProgramTimeModel
+// (glimpse/program_time_model.h).
 #include "glimpse/learned_cost_model.h"
 
 #include <fmt/format.h>
@@ -7,19 +8,80 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "glimpse/cpu.h"
 #include "glimpse/error.h"
 
 namespace glimpse {
 
-LearnedCostModel::LearnedCostModel(std::shared_ptr<const PerfModel> model, Operator op,
+namespace {
+
+class NetworkTimeModel : public ProgramTimeModel {
+ public:
+  explicit NetworkTimeModel(std::shared_ptr<const PerfModel> model) : model_(std::move(model)) {}
+
+  std::string Architecture() const override {
+    return PerfModelArchitectureName(model_->shape().architecture);
+  }
+
+  std::vector<double> PredictLogTimes(const std::vector<const LoopNest*>& nests) const override {
+    std::vector<ProgramGraph> graphs;
+    graphs.reserve(nests.size());
+    for (const LoopNest* nest : nests) graphs.push_back(BuildProgramGraph(*nest));
+    std::vector<const ProgramGraph*> pointers;
+    pointers.reserve(graphs.size());
+    for (const ProgramGraph& graph : graphs) pointers.push_back(&graph);
+    return model_->PredictLogTimes(pointers);
+  }
+
+  const Json& TrainingInfo() const override { return model_->training_info(); }
+  std::string MadeBy() const override { return model_->made_by(); }
+
+ private:
+  std::shared_ptr<const PerfModel> model_;
+};
+
+Json TrainingMachine(const Json& info) {
+  if (!info.is_object()) return Json();
+  auto it = info.find("machine");
+  return it == info.end() ? Json() : *it;
+}
+
+std::optional<std::string> MachineWarning(const Json& machine, const std::string& cpu,
+                                          const std::string& model_path) {
+  if (!machine.is_object() || !machine.contains("cpu") || !machine["cpu"].is_string()) {
+    return fmt::format(
+        "the performance model '{}' does not say which machine it was trained on; its "
+        "predictions may not rank this machine's ({}) kernels well",
+        model_path, cpu);
+  }
+  const std::string trained_on = machine["cpu"].get<std::string>();
+  if (trained_on == cpu) return std::nullopt;
+  return fmt::format(
+      "the performance model '{}' was trained on '{}', this machine is '{}': its predictions are "
+      "the other machine's times, and their ranking may not carry over",
+      model_path, trained_on, cpu);
+}
+
+}  // namespace
+
+std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const PerfModel> model) {
+  if (!model) throw Error("AsProgramTimeModel: no performance model given");
+  return std::make_shared<NetworkTimeModel>(std::move(model));
+}
+
+LearnedCostModel::LearnedCostModel(std::shared_ptr<const ProgramTimeModel> model, Operator op,
                                    const ConfigSpace& space)
     : model_(std::move(model)), op_(std::move(op)), space_(space) {
   if (!model_) throw Error("learned cost model: no performance model given");
 }
 
+LearnedCostModel::LearnedCostModel(std::shared_ptr<const PerfModel> model, Operator op,
+                                   const ConfigSpace& space)
+    : LearnedCostModel(model ? AsProgramTimeModel(std::move(model)) : nullptr, std::move(op),
+                       space) {}
+
 std::string LearnedCostModel::FeatureVersion() const {
-  return fmt::format("glimpse-perf-model/{} program-graph={} op={}",
-                     PerfModelArchitectureName(model_->shape().architecture),
+  return fmt::format("glimpse-perf-model/{} program-graph={} op={}", model_->Architecture(),
                      kProgramGraphFeatureVersion, OperatorToString(op_));
 }
 
@@ -38,30 +100,31 @@ void LearnedCostModel::Save(const std::string& path) const {
 }
 
 void LearnedCostModel::Load(const std::string& path) {
-  throw Error("'" + path + "': load a learned performance model with PerfModel::Load");
+  throw Error("'" + path +
+              "': load a performance model with LoadProgramTimeModel (glimpse/xgb_perf_model.h)");
 }
 
 std::vector<double> LearnedCostModel::Predict(const std::vector<Config>& configs) const {
   std::lock_guard<std::mutex> lock(mutex_);
   // Build the programs of the configurations not scored yet (each once, however often it
   // appears), predict them in one batch, then answer from the cache.
-  std::vector<ProgramGraph> graphs;
+  std::vector<LoopNest> nests;
   std::vector<Config> pending;
   std::unordered_set<Config, ConfigHasher> pending_set;
   for (const Config& config : configs) {
     if (scores_.count(config) || pending_set.count(config)) continue;
     try {
-      graphs.push_back(BuildCpuProgramGraph(op_, space_, config));
+      nests.push_back(MakeCpuNest(op_, space_, config));
       pending_set.insert(config);
       pending.push_back(config);
     } catch (const Error&) {
       scores_.emplace(config, kUnbuildableScore);
     }
   }
-  if (!graphs.empty()) {
-    std::vector<const ProgramGraph*> pointers;
-    pointers.reserve(graphs.size());
-    for (const ProgramGraph& graph : graphs) pointers.push_back(&graph);
+  if (!nests.empty()) {
+    std::vector<const LoopNest*> pointers;
+    pointers.reserve(nests.size());
+    for (const LoopNest& nest : nests) pointers.push_back(&nest);
     const std::vector<double> log_times = model_->PredictLogTimes(pointers);
     for (size_t i = 0; i < pending.size(); ++i) {
       scores_.emplace(pending[i], std::isfinite(log_times[i]) ? -log_times[i] : kUnbuildableScore);
@@ -79,26 +142,22 @@ size_t LearnedCostModel::programs_scored() const {
 }
 
 Json PerfModelTrainingMachine(const PerfModel& model) {
-  const Json& info = model.training_info();
-  auto it = info.find("machine");
-  return it == info.end() ? Json() : *it;
+  return TrainingMachine(model.training_info());
+}
+
+Json PerfModelTrainingMachine(const ProgramTimeModel& model) {
+  return TrainingMachine(model.TrainingInfo());
 }
 
 std::optional<std::string> PerfModelMachineWarning(const PerfModel& model, const std::string& cpu,
                                                    const std::string& model_path) {
-  const Json machine = PerfModelTrainingMachine(model);
-  if (!machine.is_object() || !machine.contains("cpu") || !machine["cpu"].is_string()) {
-    return fmt::format(
-        "the performance model '{}' does not say which machine it was trained on; its "
-        "predictions may not rank this machine's ({}) kernels well",
-        model_path, cpu);
-  }
-  const std::string trained_on = machine["cpu"].get<std::string>();
-  if (trained_on == cpu) return std::nullopt;
-  return fmt::format(
-      "the performance model '{}' was trained on '{}', this machine is '{}': its predictions are "
-      "the other machine's times, and their ranking may not carry over",
-      model_path, trained_on, cpu);
+  return MachineWarning(PerfModelTrainingMachine(model), cpu, model_path);
+}
+
+std::optional<std::string> PerfModelMachineWarning(const ProgramTimeModel& model,
+                                                   const std::string& cpu,
+                                                   const std::string& model_path) {
+  return MachineWarning(PerfModelTrainingMachine(model), cpu, model_path);
 }
 
 }  // namespace glimpse

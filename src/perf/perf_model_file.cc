@@ -133,6 +133,14 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
     throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
                             kPerfModelFormat, kRemake));
   }
+  // XGBoost on loop features shares the format (glimpse/xgb_perf_model.h) but is no network.
+  if (json.contains("architecture") && json.at("architecture") == "xgb-loop-features") {
+    throw Error(fmt::format(
+        "{}: an XGBoost model on loop features (architecture 'xgb-loop-features'), not a "
+        "network; read it with LoadProgramTimeModel (glimpse/xgb_perf_model.h), as glimpse tune "
+        "--cost-model and perf-model evaluate's file: do",
+        origin));
+  }
   const int version = json.contains("version") && json.at("version").is_number_integer()
                           ? json.at("version").get<int>()
                           : -1;

@@ -1,11 +1,13 @@
 // `glimpse train perf-model` end to end on a small synthetic corpus (tests/perf/
 // synthetic_perf_corpus.h): it writes a model that loads and predicts, made_by remakes it, an
-// excluded operator is left out of training, and an unknown architecture is refused.
+// excluded operator is left out of training, and an unknown architecture is refused; with
+// --model xgb it writes XGBoost on loop features, the model the library trains on the same records.
 #include <cmath>
 #include <fstream>
 
 #include "cli_fixture.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/xgb_perf_model.h"
 #include "perf/synthetic_perf_corpus.h"
 
 namespace glimpse::testing {
@@ -72,11 +74,82 @@ TEST_F(CliTrainPerfModelTest, EvaluateTrainsTheLearnedModelsAndReadsAFile) {
   for (const Json& score : scores) EXPECT_EQ(score["tau_operators"], 1);
 }
 
+TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
+  const std::string corpus = Corpus();
+  const std::string out = Db("xgb.json");
+  const std::string excluded = testing_perf::SyntheticOperators().back();
+  CommandResult result =
+      RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-rounds", "20",
+                  "--exclude-operator", excluded, "--seed", "2", "--out", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("trained xgb on 24 examples of 4 operators"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("wrote " + out), std::string::npos) << result.out;
+  const std::shared_ptr<const ProgramTimeModel> loaded = LoadProgramTimeModel(out);
+  EXPECT_EQ(loaded->Architecture(), "xgb-loop-features");
+  EXPECT_NE(loaded->MadeBy().find("--model xgb --xgb-rounds 20"), std::string::npos)
+      << loaded->MadeBy();
+  EXPECT_NE(loaded->MadeBy().find("--exclude-operator"), std::string::npos);
+  const Json& info = loaded->TrainingInfo();
+  EXPECT_EQ(info.at("examples"), 24);
+  EXPECT_EQ(info.at("machine").at("cpu"), "synthetic");  // the corpus header's
+  EXPECT_EQ(info.at("excluded_operators"), Json::array({excluded}));
+  EXPECT_EQ(info.at("corpus").get<std::string>(), corpus);
+
+  // The library trained on the same records with the same options predicts the same.
+  const PerfCorpus all = LoadPerfCorpus(corpus);
+  std::vector<const PerfCorpusRecord*> records;
+  const std::string canonical = OperatorToString(ParseOperator(excluded));
+  for (const PerfCorpusRecord& record : all.records) {
+    if (record.op != canonical) records.push_back(&record);
+  }
+  ASSERT_EQ(records.size(), 24u);
+  XgbPerfOptions options;
+  options.rounds = 20;
+  options.seed = 2;
+  const XgbPerfModel in_memory = XgbPerfModel::Train(records, options);
+  const Operator op = ParseOperator(excluded);
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(4);
+  std::vector<LoopNest> nests;
+  for (int i = 0; i < 5; ++i) nests.push_back(MakeCpuNest(op, space, *space.SampleValid(rng)));
+  std::vector<const LoopNest*> pointers;
+  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  const std::vector<double> expected = in_memory.PredictLogTimes(pointers);
+  const std::vector<double> got = loaded->PredictLogTimes(pointers);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
+
+  // `perf-model evaluate` reads the file as it is, like the network's.
+  const std::string json = Db("eval.json");
+  result = RunGlimpse({"perf-model", "evaluate", "--corpus", corpus, "--split", "operators",
+                       "--predictors", "file:" + out, "--json", json});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(json);
+  const Json report = Json::parse(in);
+  EXPECT_EQ(report["splits"][0]["scores"][0]["details"]["architecture"], "xgb-loop-features");
+}
+
+TEST_F(CliTrainPerfModelTest, RefusesTheOtherKindsFlags) {
+  CommandResult result = RunGlimpse({"train", "perf-model", "--corpus", Corpus(), "--model", "xgb",
+                                     "--epochs", "3", "--out", Db("xgb.json")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--epochs is a flag of --model graphsage and lstm; --model is 'xgb'"),
+            std::string::npos)
+      << result.err;
+  result = RunGlimpse(
+      {"train", "perf-model", "--corpus", Corpus(), "--xgb-rounds", "3", "--out", Db("perf.json")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--xgb-rounds is a flag of --model xgb; --model is 'graphsage'"),
+            std::string::npos)
+      << result.err;
+}
+
 TEST_F(CliTrainPerfModelTest, RefusesAnUnknownArchitecture) {
   CommandResult result = RunGlimpse(
       {"train", "perf-model", "--corpus", Corpus(), "--model", "gcn", "--out", Db("perf.json")});
   EXPECT_NE(result.exit_code, 0);
-  EXPECT_NE(result.err.find("unknown performance model 'gcn'; known: graphsage, lstm"),
+  EXPECT_NE(result.err.find("unknown performance model 'gcn'; known: graphsage, lstm, xgb"),
             std::string::npos)
       << result.err;
 }

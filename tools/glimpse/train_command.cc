@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -24,6 +25,7 @@
 #include "glimpse/perf_training.h"
 #include "glimpse/prior_generator.h"
 #include "glimpse/validity_ensemble.h"
+#include "glimpse/xgb_perf_model.h"
 #include "perf_train_flags.h"
 namespace glimpse::cli {
 namespace {
@@ -437,7 +439,9 @@ void AddTrainAcquisition(CLI::App& train) {
   acq->callback([flags] { RunTrainAcquisition(*flags); });
 }
 
-// `glimpse train perf-model`: the learned performance model (docs/perf-model.md "The model").
+// `glimpse train perf-model`: the learned performance model (docs/perf-model.md "The model"), or
+// with --model xgb XGBoost on loop features (glimpse/xgb_perf_model.h; docs/perf-tuning.md "XGB
+// with transfer from the corpus").
 struct TrainPerfModelFlags {
   std::string corpus_path;
   std::string architecture = "graphsage";
@@ -446,9 +450,32 @@ struct TrainPerfModelFlags {
   std::vector<std::string> exclude_operators;
   std::string out_path;
   PerfModelTrainOptions options;
+  XgbPerfOptions xgb;  // --model xgb (its seed is options.seed)
 };
 
+// The flags of one kind of model only, to refuse them with the other.
+const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hidden",
+                                     "--hops",      "--readout-hidden",   "--lr",
+                                     "--rank-loss", "--rank-loss-weight", "--validation-fraction",
+                                     "--patience"};
+const char* const kXgbFlags[] = {"--xgb-rounds", "--xgb-eta", "--xgb-max-depth", "--xgb-threads"};
+
+std::string Exclusions(const TrainPerfModelFlags& flags) {
+  std::string line;
+  for (const std::string& m : flags.exclude_models) line += " --exclude-model " + m;
+  for (const std::string& op : flags.exclude_operators) line += " --exclude-operator '" + op + "'";
+  return line;
+}
+
 std::string CommandLine(const TrainPerfModelFlags& flags) {
+  if (flags.architecture == "xgb") {
+    return fmt::format(
+               "glimpse train perf-model --corpus {} --model xgb --xgb-rounds {} --xgb-eta {:g} "
+               "--xgb-max-depth {} --seed {}",
+               flags.corpus_path, flags.xgb.rounds, flags.xgb.eta, flags.xgb.max_depth,
+               flags.options.seed) +
+           Exclusions(flags) + " --out " + flags.out_path;
+  }
   const PerfModelTrainOptions& o = flags.options;
   std::string line = fmt::format(
       "glimpse train perf-model --corpus {} --model {} --epochs {} --batch-size {} --hidden {} "
@@ -457,14 +484,12 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
       flags.corpus_path, flags.architecture, o.epochs, o.batch_size, o.shape.hidden, o.shape.hops,
       o.shape.readout_hidden, o.learning_rate, flags.rank_loss, o.rank_loss_weight,
       o.validation_fraction, o.patience, o.seed);
-  for (const std::string& m : flags.exclude_models) line += " --exclude-model " + m;
-  for (const std::string& op : flags.exclude_operators) line += " --exclude-operator '" + op + "'";
-  return line + " --out " + flags.out_path;
+  return line + Exclusions(flags) + " --out " + flags.out_path;
 }
 
-void RunTrainPerfModel(TrainPerfModelFlags flags) {
-  flags.options.shape.architecture = ParsePerfModelArchitecture(flags.architecture);
-  flags.options.rank_loss = ParsePerfRankLoss(flags.rank_loss);
+// The corpus without the excluded records: a record leaves with its operator, or when every
+// model it belongs to is excluded (a record of no model stays).
+PerfCorpus TrainingCorpus(const TrainPerfModelFlags& flags, size_t* total) {
   std::set<std::string> excluded_models, excluded_operators;
   for (const std::string& m : flags.exclude_models) {
     excluded_models.insert(CanonicalZooModelName(m));
@@ -473,15 +498,66 @@ void RunTrainPerfModel(TrainPerfModelFlags flags) {
     excluded_operators.insert(OperatorToString(ParseOperator(op)));
   }
   PerfCorpus corpus = LoadPerfCorpus(flags.corpus_path);
-  const size_t total = corpus.records.size();
-  // A record leaves with its operator, or when every model it belongs to is excluded (a record of
-  // no model stays).
+  *total = corpus.records.size();
   std::erase_if(corpus.records, [&](const PerfCorpusRecord& r) {
     if (excluded_operators.count(r.op)) return true;
     if (excluded_models.empty() || r.models.empty()) return false;
     return std::all_of(r.models.begin(), r.models.end(),
                        [&](const std::string& m) { return excluded_models.count(m) > 0; });
   });
+  return corpus;
+}
+
+// What both kinds of file record about their training data, in their "training" object.
+void RecordTrainingData(const TrainPerfModelFlags& flags, const PerfCorpus& corpus, Json& info) {
+  info["corpus"] = flags.corpus_path;
+  // The machine whose times the model learned: `glimpse tune --cost-model` warns on another one.
+  info["machine"] = corpus.header.value("machine", Json());
+  info["excluded_models"] = flags.exclude_models;
+  info["excluded_operators"] = flags.exclude_operators;
+}
+
+void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
+  flags.xgb.seed = flags.options.seed;
+  size_t total = 0;
+  const PerfCorpus corpus = TrainingCorpus(flags, &total);
+  std::vector<const PerfCorpusRecord*> records;
+  records.reserve(corpus.records.size());
+  for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
+  std::cerr << fmt::format("{}: {} records, {} after exclusions; training xgb ({} rounds) …\n",
+                           flags.corpus_path, total, corpus.records.size(), flags.xgb.rounds);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> skipped;
+  XgbPerfModel model = XgbPerfModel::Train(records, flags.xgb, &skipped);
+  for (const std::string& line : skipped) std::cerr << "skipped " << line << "\n";
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  model.set_made_by(CommandLine(flags));
+  RecordTrainingData(flags, corpus, model.training_info());
+  model.training_info()["seconds"] = seconds;
+  model.Save(flags.out_path);
+  const Json& info = model.TrainingInfo();
+  std::cout << fmt::format(
+      "trained xgb on {} examples of {} operators in {:.1f} s: train ln-time MSE {:.4f}\n"
+      "wrote {}\n",
+      info.at("examples").get<size_t>(), info.at("operators").get<size_t>(), seconds,
+      info.at("train_log_mse").get<double>(), flags.out_path);
+}
+
+void RunTrainPerfModel(TrainPerfModelFlags flags) {
+  if (flags.architecture != "graphsage" && flags.architecture != "lstm" &&
+      flags.architecture != "xgb") {
+    throw Error(fmt::format("unknown performance model '{}'; known: graphsage, lstm, xgb",
+                            flags.architecture));
+  }
+  if (flags.architecture == "xgb") {
+    RunTrainXgbPerfModel(std::move(flags));
+    return;
+  }
+  flags.options.shape.architecture = ParsePerfModelArchitecture(flags.architecture);
+  flags.options.rank_loss = ParsePerfRankLoss(flags.rank_loss);
+  size_t total = 0;
+  const PerfCorpus corpus = TrainingCorpus(flags, &total);
   std::vector<std::string> skipped;
   std::vector<PerfTrainingExample> examples = PerfTrainingExamples(corpus, &skipped);
   for (const std::string& line : skipped) std::cerr << "skipped " << line << "\n";
@@ -491,11 +567,7 @@ void RunTrainPerfModel(TrainPerfModelFlags flags) {
   PerfModelTrainReport report;
   PerfModel model = TrainPerfModel(examples, flags.options, &report, &std::cerr);
   model.set_made_by(CommandLine(flags));
-  model.training_info()["corpus"] = flags.corpus_path;
-  // The machine whose times the model learned: `glimpse tune --cost-model` warns on another one.
-  model.training_info()["machine"] = corpus.header.value("machine", Json());
-  model.training_info()["excluded_models"] = flags.exclude_models;
-  model.training_info()["excluded_operators"] = flags.exclude_operators;
+  RecordTrainingData(flags, corpus, model.training_info());
   model.Save(flags.out_path);
   const PerfModelEpoch& best = report.epochs.at(report.best_epoch);
   std::cout << fmt::format(
@@ -514,20 +586,49 @@ void AddTrainPerfModel(CLI::App& train) {
   PerfModelTrainOptions& o = flags->options;
   CLI::App* cmd = train.add_subcommand(
       "perf-model",
-      "The learned performance model: GraphSAGE (or the LSTM baseline) over program graphs, "
-      "trained on a measured corpus to predict ln(run time)");
+      "The learned performance model: GraphSAGE (or the LSTM baseline) over program graphs, or "
+      "XGBoost on loop features (--model xgb), trained on a measured corpus to predict ln(run "
+      "time)");
   cmd->add_option("--corpus", flags->corpus_path, "performance corpus (glimpse corpus export)")
       ->required();
-  cmd->add_option("--model", flags->architecture, "graphsage or lstm")->default_str("graphsage");
-  AddPerfTrainFlags(cmd, o, flags->rank_loss);
-  cmd->add_option("--seed", o.seed, "seed of the weights, the split and the batches")
+  cmd->add_option("--model", flags->architecture,
+                  "graphsage, lstm, or xgb (XGBoost on loop features: AutoTVM's transfer model, "
+                  "for glimpse tune --cost-model)")
+      ->default_str("graphsage");
+  AddPerfTrainFlags(cmd, o, flags->rank_loss, "graphsage/lstm: ");
+  cmd->add_option("--xgb-rounds", flags->xgb.rounds, "xgb: boosting rounds")->default_str("300");
+  cmd->add_option("--xgb-eta", flags->xgb.eta, "xgb: learning rate")->default_str("0.1");
+  cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
+      ->default_str("6");
+  cmd->add_option("--xgb-threads", flags->xgb.num_threads,
+                  "xgb: XGBoost's threads while training (0: every hardware thread)")
+      ->default_str("1");
+  cmd->add_option("--seed", o.seed,
+                  "seed of the weights, the split and the batches (xgb: XGBoost's)")
       ->default_str("0");
   cmd->add_option("--exclude-model", flags->exclude_models,
                   "leave out records whose zoo models are all excluded (repeatable)");
   cmd->add_option("--exclude-operator", flags->exclude_operators,
                   "leave out this operator's records (repeatable)");
   cmd->add_option("--out", flags->out_path, "model file to write")->required();
-  cmd->callback([flags] { RunTrainPerfModel(*flags); });
+  cmd->callback([flags, cmd] {
+    // A flag of the other kind of model would be ignored silently: refuse it.
+    const bool xgb = flags->architecture == "xgb";
+    auto refuse = [&](const char* flag, const char* kind) {
+      throw Error(
+          fmt::format("{} is a flag of {}; --model is '{}'", flag, kind, flags->architecture));
+    };
+    if (xgb) {
+      for (const char* flag : kNetworkFlags) {
+        if (cmd->count(flag) > 0) refuse(flag, "--model graphsage and lstm");
+      }
+    } else {
+      for (const char* flag : kXgbFlags) {
+        if (cmd->count(flag) > 0) refuse(flag, "--model xgb");
+      }
+    }
+    RunTrainPerfModel(*flags);
+  });
 }
 
 #endif  // GLIMPSE_WITHOUT_TORCH

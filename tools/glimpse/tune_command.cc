@@ -141,11 +141,13 @@ void AddTuneCommand(CLI::App& app) {
                       "cpu: afterwards compile the model (a CNN of the zoo or an ONNX file) with "
                       "the database into a library in DIR, build it, check it and time it "
                       "(glimpse compile + glimpse run)");
-  command->add_option("--cost-model", flags->cost_model,
-                      "cpu: a learned performance model (glimpse train perf-model; e.g. "
-                      "data/models/perf-cpu.json) that ranks each task's configurations before "
-                      "any is measured: the first batch and the base of the strategy's own model "
-                      "(xgb unless --tuner names xgb-reg)");
+  command->add_option(
+      "--cost-model", flags->cost_model,
+      "cpu: a performance model (glimpse train perf-model: the learned network, "
+      "or --model xgb, XGBoost on loop features fitted on the corpus; e.g. "
+      "data/models/perf-cpu-amd-epyc.json) that ranks each task's configurations before "
+      "any is measured: the first batch and the base of the strategy's own model "
+      "(xgb unless --tuner names xgb-reg)");
   command->add_option("--hardware-budget", flags->hardware_budget,
                       "cpu: with --cost-model, search each task on the model and measure only "
                       "its N best configurations (instead of --budget)");

@@ -235,7 +235,7 @@ void RunCpuTune(const TuneFlags& given_flags) {
   CheckMachineFlags(flags);
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
-  std::shared_ptr<const PerfModel> cost_model = LoadCostModelFlag(flags, std::cerr);
+  std::shared_ptr<const ProgramTimeModel> cost_model = LoadCostModelFlag(flags, std::cerr);
 
   // Checks are done: from here on things are written.
   TuneTasksAndReport(flags, target, report, budgets, options, tuner_options,

@@ -10,6 +10,7 @@
 #include "glimpse/learned_cost_model.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuner.h"
+#include "glimpse/xgb_perf_model.h"
 
 namespace glimpse::cli {
 
@@ -66,11 +67,12 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
   return out;
 }
 
-std::shared_ptr<const PerfModel> LoadCostModelFlag(const TuneFlags& flags, std::ostream& warnings) {
+std::shared_ptr<const ProgramTimeModel> LoadCostModelFlag(const TuneFlags& flags,
+                                                          std::ostream& warnings) {
   if (!flags.Given("--cost-model")) return nullptr;
-  std::shared_ptr<const PerfModel> model;
+  std::shared_ptr<const ProgramTimeModel> model;
   try {
-    model = std::make_shared<const PerfModel>(PerfModel::Load(flags.cost_model));
+    model = LoadProgramTimeModel(flags.cost_model);
   } catch (const Error& error) {
     throw Error(std::string("--cost-model: ") + error.what());
   }
@@ -81,7 +83,7 @@ std::shared_ptr<const PerfModel> LoadCostModelFlag(const TuneFlags& flags, std::
 }
 
 std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
-    std::shared_ptr<const PerfModel> model) {
+    std::shared_ptr<const ProgramTimeModel> model) {
   if (!model) return {};
   return [model](const ModelTask& task, const Task& tuned) -> std::shared_ptr<const CostModel> {
     return std::make_shared<LearnedCostModel>(model, task.op, tuned.space);

@@ -1,5 +1,6 @@
-// `glimpse tune --target cpu --cost-model FILE [--hardware-budget N]`: tuning with the learned
-// performance model (docs/perf-tuning.md). Defined in tune_learned.cc.
+// `glimpse tune --target cpu --cost-model FILE [--hardware-budget N]`: tuning with a pretrained
+// performance model — the learned network or XGBoost on loop features fitted on the corpus
+// (docs/perf-tuning.md). Defined in tune_learned.cc.
 #pragma once
 
 #include <functional>
@@ -7,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "glimpse/perf_model.h"
+#include "glimpse/program_time_model.h"
 #include "glimpse/tune_tasks.h"
 #include "tune_flags.h"
 
@@ -20,13 +21,15 @@ namespace glimpse::cli {
 // positive; --cost-model with a strategy that takes no pretrained model.
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
 
-// The model of --cost-model (null without it), with a warning on `warnings` when it was trained
-// on another machine. Throws Error naming --cost-model for a file that is not a model of this
-// glimpse (PerfModel::Load's message).
-std::shared_ptr<const PerfModel> LoadCostModelFlag(const TuneFlags& flags, std::ostream& warnings);
+// The model of --cost-model (null without it): either kind of performance-model file, by its
+// architecture (LoadProgramTimeModel), with a warning on `warnings` when it was trained on another
+// machine. Throws Error naming --cost-model for a file that is not a model of this glimpse (the
+// loader's message).
+std::shared_ptr<const ProgramTimeModel> LoadCostModelFlag(const TuneFlags& flags,
+                                                          std::ostream& warnings);
 
 // Each task's LearnedCostModel over its space, for TuneTasksOptions::pretrained_model.
 std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
-    std::shared_ptr<const PerfModel> model);
+    std::shared_ptr<const ProgramTimeModel> model);
 
 }  // namespace glimpse::cli

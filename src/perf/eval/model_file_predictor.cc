@@ -1,9 +1,12 @@
 // A trained performance model file as an evaluation predictor (glimpse/perf_predictor.h
-// MakeModelFilePerfPredictor): scores a model on a corpus it did not train on.
+// MakeModelFilePerfPredictor): scores a model on a corpus it did not train on. Either kind of file
+// (the learned network, XGBoost on loop features: LoadProgramTimeModel).
+#include <cmath>
+
 #include "glimpse/error.h"
-#include "glimpse/perf_model.h"
 #include "glimpse/perf_predictor.h"
-#include "glimpse/perf_training.h"  // RecordProgramGraphs (no libtorch)
+#include "glimpse/xgb_perf_model.h"
+#include "perf/record_programs.h"
 
 namespace glimpse {
 namespace {
@@ -11,26 +14,35 @@ namespace {
 class ModelFilePerfPredictor : public PerfPredictor {
  public:
   explicit ModelFilePerfPredictor(const std::string& path)
-      : path_(path), model_(PerfModel::Load(path)) {}
+      : path_(path), model_(LoadProgramTimeModel(path)) {}
 
   std::string Name() const override { return "file:" + path_; }
 
   void Fit(const std::vector<const PerfCorpusRecord*>&) override {}
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
-    return PredictRecordSeconds(model_, records);
+    std::vector<LoopNest> nests;
+    nests.reserve(records.size());
+    for (const PerfCorpusRecord* record : records) nests.push_back(programs_.Nest(*record));
+    std::vector<const LoopNest*> pointers;
+    pointers.reserve(nests.size());
+    for (const LoopNest& nest : nests) pointers.push_back(&nest);
+    std::vector<double> out = model_->PredictLogTimes(pointers);
+    for (double& value : out) value = std::exp(value);
+    return out;
   }
 
   Json Describe() const override {
     return {{"file", path_},
-            {"architecture", PerfModelArchitectureName(model_.shape().architecture)},
-            {"made_by", model_.made_by()},
-            {"training", model_.training_info()}};
+            {"architecture", model_->Architecture()},
+            {"made_by", model_->MadeBy()},
+            {"training", model_->TrainingInfo()}};
   }
 
  private:
   std::string path_;
-  PerfModel model_;
+  std::shared_ptr<const ProgramTimeModel> model_;
+  perf::RecordPrograms programs_;
 };
 
 }  // namespace

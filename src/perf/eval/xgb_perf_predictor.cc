@@ -2,15 +2,15 @@
 // read from the program graph, fixed-width across operators.
 //
 // Map: XgbPerfFeatures (main multiply-add, its accesses, mean and max pooling) · XgbPerfPredictor
-// (Fit: rows, labels log(time_s), a fixed number of rounds; PredictSeconds: exp of the margin).
+// (Fit: XgbPerfModel::Train, glimpse/xgb_perf_model.h; PredictSeconds: exp of its prediction).
 #include <algorithm>
 #include <cmath>
-#include <thread>
+#include <memory>
 
 #include "glimpse/error.h"
 #include "glimpse/perf_predictor.h"
 #include "glimpse/program_graph.h"
-#include "model/xgboost_api.h"
+#include "glimpse/xgb_perf_model.h"
 #include "perf/record_programs.h"
 
 namespace glimpse {
@@ -69,6 +69,8 @@ std::vector<float> XgbPerfFeatures(const LoopNest& nest) {
 
 namespace {
 
+// The regression itself is XgbPerfModel's (glimpse/xgb_perf_model.h), so that the evaluation
+// scores exactly what `glimpse train perf-model --model xgb` saves.
 class XgbPerfPredictor : public PerfPredictor {
  public:
   explicit XgbPerfPredictor(XgbPerfOptions options) : options_(options) {
@@ -80,43 +82,21 @@ class XgbPerfPredictor : public PerfPredictor {
   std::string Name() const override { return "xgb"; }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
-    std::vector<const PerfCorpusRecord*> rows;
-    for (const PerfCorpusRecord* record : train) {
-      if (record->ok() && record->time_s > 0.0) rows.push_back(record);
-    }
-    if (rows.empty()) throw Error("xgb perf predictor: no ok record to train on");
-    std::vector<float> labels;
-    for (const PerfCorpusRecord* record : rows) {
-      labels.push_back(static_cast<float>(std::log(record->time_s)));
-    }
-    model::XgbMatrix matrix(Features(rows), rows.size(),
-                            static_cast<size_t>(XgbPerfFeatureWidth()));
-    matrix.SetFloatInfo("label", labels);
-    booster_ = std::make_unique<model::XgbBooster>(&matrix);
-    booster_->SetParam("objective", "reg:squarederror");
-    booster_->SetParam("eta", std::to_string(options_.eta));
-    booster_->SetParam("max_depth", std::to_string(options_.max_depth));
-    booster_->SetParam("min_child_weight", std::to_string(options_.min_child_weight));
-    booster_->SetParam("subsample", std::to_string(options_.subsample));
-    const int threads = options_.num_threads > 0
-                            ? options_.num_threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    booster_->SetParam("nthread", std::to_string(threads));
-    booster_->SetSeed(options_.seed);
-    booster_->SetParam("verbosity", "0");
-    for (int round = 0; round < options_.rounds; ++round) booster_->UpdateOneIter(round, matrix);
-    trained_rows_ = rows.size();
+    model_ = std::make_unique<XgbPerfModel>(XgbPerfModel::Train(train, options_));
+    trained_rows_ = model_->TrainingInfo().value("examples", size_t{0});
   }
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
-    if (!booster_) throw Error("xgb perf predictor: PredictSeconds before Fit");
+    if (!model_) throw Error("xgb perf predictor: PredictSeconds before Fit");
     if (records.empty()) return {};
-    model::XgbMatrix matrix(Features(records), records.size(),
-                            static_cast<size_t>(XgbPerfFeatureWidth()));
-    const std::vector<float> margins = booster_->PredictMargin(matrix);
-    std::vector<double> out;
-    out.reserve(margins.size());
-    for (float margin : margins) out.push_back(std::exp(static_cast<double>(margin)));
+    std::vector<LoopNest> nests;
+    nests.reserve(records.size());
+    for (const PerfCorpusRecord* record : records) nests.push_back(programs_.Nest(*record));
+    std::vector<const LoopNest*> pointers;
+    pointers.reserve(nests.size());
+    for (const LoopNest& nest : nests) pointers.push_back(&nest);
+    std::vector<double> out = model_->PredictLogTimes(pointers);
+    for (double& value : out) value = std::exp(value);
     return out;
   }
 
@@ -134,19 +114,9 @@ class XgbPerfPredictor : public PerfPredictor {
   }
 
  private:
-  std::vector<float> Features(const std::vector<const PerfCorpusRecord*>& records) {
-    std::vector<float> out;
-    out.reserve(records.size() * static_cast<size_t>(XgbPerfFeatureWidth()));
-    for (const PerfCorpusRecord* record : records) {
-      const std::vector<float> row = XgbPerfFeatures(programs_.Nest(*record));
-      out.insert(out.end(), row.begin(), row.end());
-    }
-    return out;
-  }
-
   XgbPerfOptions options_;
   perf::RecordPrograms programs_;
-  std::unique_ptr<model::XgbBooster> booster_;
+  std::unique_ptr<XgbPerfModel> model_;
   size_t trained_rows_ = 0;
 };
 

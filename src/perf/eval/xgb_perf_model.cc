@@ -1,0 +1,245 @@
+// XgbPerfModel (glimpse/xgb_perf_model.h): the evaluation's XGBoost regression on loop features,
+// trained on a corpus, saved and loaded as a performance-model file; LoadProgramTimeModel, which
+// reads either kind of performance-model file.
+//
+// Map: Train (rows of XgbPerfFeatures, labels ln time_s, a fixed number of rounds) · the file
+// (ToJson/FromJson, the checks in the order a user can act on them) · PredictLogTimes.
+#include "glimpse/xgb_perf_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "glimpse/error.h"
+#include "glimpse/json_file.h"
+#include "model/xgboost_api.h"
+#include "perf/record_programs.h"
+
+namespace glimpse {
+
+namespace {
+
+constexpr const char* kRemake =
+    "glimpse train perf-model --model xgb --corpus <corpus> --out <file>";
+
+std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests) {
+  std::vector<float> out;
+  out.reserve(nests.size() * static_cast<size_t>(XgbPerfFeatureWidth()));
+  for (const LoopNest* nest : nests) {
+    const std::vector<float> row = XgbPerfFeatures(*nest);
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+int IntField(const Json& json, const char* key, const std::string& where) {
+  if (!json.contains(key) || !json.at(key).is_number_integer()) {
+    throw Error(fmt::format("{}: missing or non-integer field '{}'", where, key));
+  }
+  return json.at(key).get<int>();
+}
+
+double NumberField(const Json& json, const char* key, const std::string& where) {
+  if (!json.contains(key) || !json.at(key).is_number()) {
+    throw Error(fmt::format("{}: missing or non-numeric field '{}'", where, key));
+  }
+  return json.at(key).get<double>();
+}
+
+}  // namespace
+
+struct XgbPerfModel::Booster {
+  model::XgbBooster booster{nullptr};
+  std::mutex mutex;  // XGBoosterPredict writes its answer into the booster
+};
+
+XgbPerfModel::XgbPerfModel(XgbPerfOptions options, std::shared_ptr<Booster> booster)
+    : options_(options), booster_(std::move(booster)) {}
+
+XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& records,
+                                 const XgbPerfOptions& options, std::vector<std::string>* skipped) {
+  if (options.rounds < 1 || options.eta <= 0.0 || options.max_depth < 1) {
+    throw Error("xgb perf model: rounds and max_depth must be ≥ 1 and eta > 0");
+  }
+  perf::RecordPrograms programs;
+  std::vector<LoopNest> nests;
+  std::vector<float> labels;
+  std::set<std::string> operators, kinds;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const PerfCorpusRecord& record = *records[i];
+    if (!record.ok() || !(record.time_s > 0.0) || !std::isfinite(record.time_s)) continue;
+    try {
+      nests.push_back(programs.Nest(record));
+    } catch (const Error& e) {
+      if (!skipped) throw;
+      skipped->push_back(fmt::format("record {}: {}", i, e.what()));
+      continue;
+    }
+    labels.push_back(static_cast<float>(std::log(record.time_s)));
+    operators.insert(record.op);
+    kinds.insert(record.kind);
+  }
+  if (nests.empty()) throw Error("xgb perf model: no ok record to train on");
+  std::vector<const LoopNest*> pointers;
+  pointers.reserve(nests.size());
+  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  model::XgbMatrix matrix(FeatureRows(pointers), nests.size(),
+                          static_cast<size_t>(XgbPerfFeatureWidth()));
+  matrix.SetFloatInfo("label", labels);
+
+  auto state = std::make_shared<Booster>();
+  model::XgbBooster booster(&matrix);
+  booster.SetParam("objective", "reg:squarederror");
+  booster.SetParam("eta", std::to_string(options.eta));
+  booster.SetParam("max_depth", std::to_string(options.max_depth));
+  booster.SetParam("min_child_weight", std::to_string(options.min_child_weight));
+  booster.SetParam("subsample", std::to_string(options.subsample));
+  const int threads = options.num_threads > 0
+                          ? options.num_threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  booster.SetParam("nthread", std::to_string(threads));
+  booster.SetSeed(options.seed);
+  booster.SetParam("verbosity", "0");
+  for (int round = 0; round < options.rounds; ++round) booster.UpdateOneIter(round, matrix);
+  const std::vector<float> fitted = booster.PredictMargin(matrix);
+  double squared = 0.0;
+  for (size_t i = 0; i < fitted.size(); ++i) {
+    const double error = static_cast<double>(fitted[i]) - labels[i];
+    squared += error * error;
+  }
+  // The trained booster, moved off its training matrix (whose prediction cache it holds) by
+  // its own serialisation: what a loaded file holds, so the two predict alike.
+  state->booster.LoadJson(booster.SaveJson());
+  state->booster.SetParam("nthread", "1");
+  state->booster.SetParam("verbosity", "0");
+  XgbPerfModel out(options, std::move(state));
+  out.training_["examples"] = nests.size();
+  out.training_["operators"] = operators.size();
+  out.training_["kinds"] = std::vector<std::string>(kinds.begin(), kinds.end());
+  out.training_["train_log_mse"] = squared / static_cast<double>(fitted.size());
+  return out;
+}
+
+Json XgbPerfModel::ToJson() const {
+  std::string booster;
+  {
+    std::lock_guard<std::mutex> lock(booster_->mutex);
+    booster = booster_->booster.SaveJson();
+  }
+  return {{"format", kPerfModelFormat},
+          {"version", kXgbPerfModelVersion},
+          {"architecture", kXgbPerfModelArchitecture},
+          {"program_graph_feature_version", kProgramGraphFeatureVersion},
+          {"feature_width", XgbPerfFeatureWidth()},
+          {"options",
+           {{"rounds", options_.rounds},
+            {"eta", options_.eta},
+            {"max_depth", options_.max_depth},
+            {"min_child_weight", options_.min_child_weight},
+            {"subsample", options_.subsample},
+            {"seed", options_.seed}}},
+          {"made_by", made_by_},
+          {"training", training_},
+          {"booster", Json::parse(booster)}};
+}
+
+XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin) {
+  if (!json.is_object()) throw Error(origin + ": not a JSON object");
+  const std::string format = json.value("format", std::string());
+  const std::string architecture =
+      json.contains("architecture") && json.at("architecture").is_string()
+          ? json.at("architecture").get<std::string>()
+          : std::string();
+  if (format != kPerfModelFormat || architecture != kXgbPerfModelArchitecture) {
+    throw Error(fmt::format(
+        "{}: format '{}', architecture '{}'; expected '{}', '{}' (remake it with '{}')", origin,
+        format, architecture, kPerfModelFormat, kXgbPerfModelArchitecture, kRemake));
+  }
+  const int version = json.contains("version") && json.at("version").is_number_integer()
+                          ? json.at("version").get<int>()
+                          : -1;
+  if (version != kXgbPerfModelVersion) {
+    throw Error(fmt::format(
+        "{}: xgb-loop-features model version {}; this glimpse reads version {} (remake it with "
+        "'{}')",
+        origin, version, kXgbPerfModelVersion, kRemake));
+  }
+  const int features = json.contains("program_graph_feature_version") &&
+                               json.at("program_graph_feature_version").is_number_integer()
+                           ? json.at("program_graph_feature_version").get<int>()
+                           : -1;
+  CheckProgramGraphVersion(features, origin, kRemake);
+  const int width = IntField(json, "feature_width", origin);
+  if (width != XgbPerfFeatureWidth()) {
+    throw Error(fmt::format(
+        "{}: {} loop features per program; this glimpse computes {} (remake it with '{}')", origin,
+        width, XgbPerfFeatureWidth(), kRemake));
+  }
+  if (!json.contains("options") || !json.at("options").is_object()) {
+    throw Error(fmt::format("{}: missing field 'options'", origin));
+  }
+  const Json& o = json.at("options");
+  const std::string where = origin + ": options";
+  XgbPerfOptions options;
+  options.rounds = IntField(o, "rounds", where);
+  options.eta = NumberField(o, "eta", where);
+  options.max_depth = IntField(o, "max_depth", where);
+  options.min_child_weight = NumberField(o, "min_child_weight", where);
+  options.subsample = NumberField(o, "subsample", where);
+  if (o.contains("seed") && o.at("seed").is_number_unsigned()) {
+    options.seed = o.at("seed").get<uint64_t>();
+  }
+  options.num_threads = 1;
+  if (!json.contains("booster") || !json.at("booster").is_object()) {
+    throw Error(fmt::format("{}: missing field 'booster' (XGBoost's JSON model)", origin));
+  }
+  auto state = std::make_shared<Booster>();
+  try {
+    state->booster.LoadJson(json.at("booster").dump());
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: booster: {}", origin, e.what()));
+  }
+  state->booster.SetParam("nthread", "1");
+  state->booster.SetParam("verbosity", "0");
+  XgbPerfModel model(options, std::move(state));
+  model.made_by_ = json.value("made_by", std::string());
+  if (json.contains("training") && json.at("training").is_object()) {
+    model.training_ = json.at("training");
+  }
+  return model;
+}
+
+XgbPerfModel XgbPerfModel::Load(const std::string& path) {
+  return FromJson(ReadJsonFile(path, "performance model"), path);
+}
+
+void XgbPerfModel::Save(const std::string& path) const {
+  WriteJsonFileAtomically(path, ToJson(), "performance model");
+}
+
+std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNest*>& nests) const {
+  if (nests.empty()) return {};
+  model::XgbMatrix matrix(FeatureRows(nests), nests.size(),
+                          static_cast<size_t>(XgbPerfFeatureWidth()));
+  std::vector<float> margins;
+  {
+    std::lock_guard<std::mutex> lock(booster_->mutex);
+    margins = booster_->booster.PredictMargin(matrix);
+  }
+  return std::vector<double>(margins.begin(), margins.end());
+}
+
+std::shared_ptr<const ProgramTimeModel> LoadProgramTimeModel(const std::string& path) {
+  const Json json = ReadJsonFile(path, "performance model");
+  if (json.is_object() && json.contains("architecture") &&
+      json.at("architecture") == kXgbPerfModelArchitecture) {
+    return std::make_shared<const XgbPerfModel>(XgbPerfModel::FromJson(json, path));
+  }
+  return AsProgramTimeModel(std::make_shared<const PerfModel>(PerfModel::FromJson(json, path)));
+}
+
+}  // namespace glimpse

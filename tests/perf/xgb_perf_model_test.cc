@@ -1,0 +1,263 @@
+// XGBoost on loop features fitted on a corpus and saved (glimpse/xgb_perf_model.h): the file
+// loads back and predicts the same, another feature version is refused with the remake command,
+// the cost model made of it ranks an operator it never saw, and `glimpse tune --cost-model`
+// takes the file. The corpus is the synthetic one (tests/perf/synthetic_perf_corpus.h): real CPU
+// nests whose "times" are a known formula of their program.
+#include "glimpse/xgb_perf_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/json_file.h"
+#include "glimpse/learned_cost_model.h"
+#include "glimpse/perf_model.h"
+#include "synthetic_perf_corpus.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+// Held out of training: the cost model ranks its configurations from the other operators'.
+const std::string kHeldOut = "dense:M=32,N=32,K=64,bias=1,relu=1";
+constexpr const char* kRemake =
+    "remake it with 'glimpse train perf-model --model xgb --corpus <corpus> --out <file>'";
+
+XgbPerfOptions SmallOptions() {
+  XgbPerfOptions options;
+  options.rounds = 60;
+  options.seed = 5;
+  return options;
+}
+
+// The synthetic corpus without kHeldOut (kept alive: records are pointers into it).
+const PerfCorpus& TrainingCorpus() {
+  static const PerfCorpus corpus = [] {
+    PerfCorpus c = testing_perf::SyntheticCorpus(40, 1);
+    std::erase_if(c.records, [](const PerfCorpusRecord& r) {
+      return r.op == OperatorToString(ParseOperator(kHeldOut));
+    });
+    return c;
+  }();
+  return corpus;
+}
+
+std::vector<const PerfCorpusRecord*> Records() {
+  std::vector<const PerfCorpusRecord*> records;
+  for (const PerfCorpusRecord& record : TrainingCorpus().records) records.push_back(&record);
+  return records;
+}
+
+// Made once and never destroyed: XGBoost's booster must not be freed by a static destructor,
+// which runs after the main thread's thread-locals (XGBoost's per-booster prediction buffers) are
+// gone.
+const XgbPerfModel& TrainedModel() {
+  static const XgbPerfModel* model = [] {
+    auto* m = new XgbPerfModel(XgbPerfModel::Train(Records(), SmallOptions()));
+    m->training_info()["machine"] = TrainingCorpus().header.at("machine");
+    return m;
+  }();
+  return *model;
+}
+
+// Nests of sampled configurations of every synthetic operator (the held-out one included).
+struct SomeNests {
+  std::vector<LoopNest> nests;
+  std::vector<const LoopNest*> pointers;
+  SomeNests() {
+    Rng rng(11);
+    for (const std::string& text : testing_perf::SyntheticOperators()) {
+      const Operator op = ParseOperator(text);
+      const ConfigSpace space = MakeCpuSpace(op);
+      for (int i = 0; i < 4; ++i) nests.push_back(MakeCpuNest(op, space, *space.SampleValid(rng)));
+    }
+    for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  }
+};
+
+std::string MessageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(XgbPerfModelTest, TheSavedFileLoadsBackAndPredictsTheSame) {
+  const XgbPerfModel& model = TrainedModel();
+  EXPECT_EQ(model.Architecture(), "xgb-loop-features");
+  EXPECT_EQ(model.TrainingInfo().at("examples"), 4 * 40);
+  EXPECT_EQ(model.TrainingInfo().at("operators"), 4);
+  const std::string path = testing::MakeTempDir("glimpse_xgb_perf_model") + "/xgb.json";
+  model.Save(path);
+
+  const Json json = ReadJsonFile(path, "test");
+  EXPECT_EQ(json.at("format"), "glimpse-perf-model");
+  EXPECT_EQ(json.at("architecture"), "xgb-loop-features");
+  EXPECT_EQ(json.at("program_graph_feature_version"), kProgramGraphFeatureVersion);
+  EXPECT_EQ(json.at("feature_width"), XgbPerfFeatureWidth());
+  EXPECT_EQ(json.at("options").at("rounds"), 60);
+  EXPECT_EQ(json.at("training").at("machine").at("cpu"), "synthetic");
+  EXPECT_TRUE(json.at("booster").is_object());  // XGBoost's own JSON model, embedded
+
+  const SomeNests some;
+  const std::vector<double> trained = model.PredictLogTimes(some.pointers);
+  const XgbPerfModel loaded = XgbPerfModel::Load(path);
+  const std::shared_ptr<const ProgramTimeModel> dispatched = LoadProgramTimeModel(path);
+  EXPECT_EQ(dispatched->Architecture(), "xgb-loop-features");
+  const std::vector<double> a = loaded.PredictLogTimes(some.pointers);
+  const std::vector<double> b = dispatched->PredictLogTimes(some.pointers);
+  ASSERT_EQ(a.size(), trained.size());
+  ASSERT_EQ(b.size(), trained.size());
+  for (size_t i = 0; i < trained.size(); ++i) {
+    EXPECT_NEAR(a[i], trained[i], 1e-6) << i;
+    EXPECT_NEAR(b[i], trained[i], 1e-6) << i;
+  }
+  EXPECT_EQ(loaded.options().rounds, 60);
+  EXPECT_EQ(loaded.options().seed, 5u);
+  EXPECT_EQ(PerfModelTrainingMachine(loaded)["cpu"], "synthetic");
+
+  // The same records and options give the same model.
+  const XgbPerfModel again = XgbPerfModel::Train(Records(), SmallOptions());
+  EXPECT_EQ(again.PredictLogTimes(some.pointers), trained);
+}
+
+TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
+  const Json good = TrainedModel().ToJson();
+  Json json = good;
+  json["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
+  std::string message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  EXPECT_NE(message.find("m.json: program-graph features version " +
+                         std::to_string(kProgramGraphFeatureVersion + 1)),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(kRemake), std::string::npos) << message;
+
+  // Through the loader `glimpse tune --cost-model` uses too.
+  const std::string path = testing::MakeTempDir("glimpse_xgb_perf_model") + "/old.json";
+  WriteJsonFileAtomically(path, json, "test");
+  message = MessageOf([&] { LoadProgramTimeModel(path); });
+  EXPECT_NE(message.find(kRemake), std::string::npos) << message;
+
+  json = good;
+  json["feature_width"] = XgbPerfFeatureWidth() + 57;
+  message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  EXPECT_NE(message.find("m.json: " + std::to_string(XgbPerfFeatureWidth() + 57) +
+                         " loop features per program"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find(kRemake), std::string::npos) << message;
+
+  json = good;
+  json["version"] = kXgbPerfModelVersion + 1;
+  message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  EXPECT_NE(message.find("xgb-loop-features model version"), std::string::npos) << message;
+
+  // The network's loader names what the file is instead of misreading it.
+  message = MessageOf([&] { PerfModel::FromJson(good, "m.json"); });
+  EXPECT_NE(message.find("m.json: an XGBoost model on loop features"), std::string::npos)
+      << message;
+}
+
+TEST(XgbPerfModelTest, AsACostModelItRanksAnOperatorItNeverSaw) {
+  const auto model = std::make_shared<const XgbPerfModel>(TrainedModel());
+  const Operator op = ParseOperator(kHeldOut);
+  const ConfigSpace space = MakeCpuSpace(op);
+  LearnedCostModel cost(model, op, space);
+  EXPECT_NE(cost.FeatureVersion().find("glimpse-perf-model/xgb-loop-features"), std::string::npos)
+      << cost.FeatureVersion();
+
+  Rng rng(21);
+  std::vector<Config> configs;
+  for (int i = 0; i < 200; ++i) configs.push_back(*space.SampleValid(rng));
+  const std::vector<double> scores = cost.Predict(configs);
+  ASSERT_EQ(scores.size(), configs.size());
+  // The scores are −ln(predicted seconds) of each configuration's program.
+  for (size_t i = 0; i < 3; ++i) {
+    const LoopNest nest = MakeCpuNest(op, space, configs[i]);
+    EXPECT_DOUBLE_EQ(scores[i], -model->PredictLogTimes({&nest})[0]);
+  }
+
+  std::vector<double> truth;  // the synthetic ln-time of each configuration
+  for (const Config& config : configs) {
+    truth.push_back(testing_perf::SyntheticLogTime(BuildCpuProgramGraph(op, space, config)));
+  }
+  std::vector<double> sorted = truth;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const size_t best =
+      static_cast<size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+  EXPECT_LT(truth[best], median) << "best predicted " << truth[best] << " ln s, median " << median
+                                 << ", fastest " << sorted.front();
+  // The model's top tenth is faster than the median on average too.
+  std::vector<size_t> order(configs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return scores[x] > scores[y]; });
+  double top = 0.0;
+  for (size_t i = 0; i < order.size() / 10; ++i) top += truth[order[i]];
+  top /= static_cast<double>(order.size() / 10);
+  EXPECT_LT(top, median);
+}
+
+// `glimpse tune --cost-model` takes the file like the network's: the run measures the model's
+// best configurations and warns that it was trained on another machine ("synthetic").
+TEST(XgbPerfModelTest, TuneTakesTheFileForCostModel) {
+  const std::string dir = testing::MakeTempDir("glimpse_xgb_tune");
+  const std::string model_path = dir + "/xgb.json";
+  TrainedModel().Save(model_path);
+  const std::string op_text = "dense:M=4,N=8,K=16,bias=1";
+  const std::string db = dir + "/tune.db";
+  const testing::CommandRun run = testing::RunGlimpseCommand(
+      "tune --target cpu --op " + op_text + " --cost-model " + model_path +
+          " --hardware-budget 2 --threads 1 --progress quiet --json --db " + db,
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("was trained on 'synthetic'"), std::string::npos) << run.err;
+  const Json report = Json::parse(run.out);
+  EXPECT_EQ(report["tuner"], "xgb");
+  ASSERT_EQ(report["tasks"].size(), 1u);
+  EXPECT_EQ(report["tasks"][0]["measurements"], 2);
+
+  // The measured configurations rank in the model's top decile of a sample of the space.
+  const Operator op = ParseOperator(op_text);
+  const ConfigSpace space = MakeCpuSpace(op);
+  LearnedCostModel cost(std::make_shared<const XgbPerfModel>(TrainedModel()), op, space);
+  std::vector<Config> sample;
+  Rng rng(3);
+  for (int i = 0; i < 1000; ++i) sample.push_back(*space.SampleValid(rng));
+  std::vector<double> sorted = cost.Predict(sample);
+  std::sort(sorted.rbegin(), sorted.rend());
+  const double top_decile = sorted[sorted.size() / 10];
+  const testing::CommandRun exported = testing::RunGlimpseCommand("db export --db " + db, dir);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::istringstream lines(exported.out);
+  std::string line;
+  int records = 0;
+  while (std::getline(lines, line)) {
+    const Json json = Json::parse(line);
+    if (json["type"] != "record") continue;
+    ++records;
+    EXPECT_GE(cost.Predict({space.ConfigFromJson(json["config"])})[0], top_decile)
+        << json["config"].dump();
+  }
+  EXPECT_EQ(records, 2);
+
+  // A file of other features is refused before anything runs, with the remake command.
+  Json stale = TrainedModel().ToJson();
+  stale["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
+  WriteJsonFileAtomically(dir + "/stale.json", stale, "test");
+  const testing::CommandRun refused = testing::RunGlimpseCommand(
+      "tune --target cpu --op " + op_text + " --no-db --cost-model " + dir + "/stale.json", dir);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--cost-model: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(kRemake), std::string::npos) << refused.err;
+}
+
+}  // namespace
+}  // namespace glimpse
