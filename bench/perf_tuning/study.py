@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tuning with the learned performance model on operators it never saw (docs/perf-tuning.md).
 
-  study.py run --ops FILE --model M.json --out DIR [--budget 64] [--seeds 1,2,3] [--strategies …]
+  study.py run --ops FILE --model M.json [--xgb-model X.json] --out DIR [--budget 64]
+               [--seeds 1,2,3] [--strategies …]
   study.py summarize --out DIR [--corpus C.jsonl.gz] [--json FILE]
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
@@ -11,6 +12,9 @@ resumes another's records. Strategies:
   learned            xgb with --cost-model M (first plan from the model, then its base margin)
   learned-firstplan  the same with --tuner-option pretrained=first-plan
   hardware16         --cost-model M --hardware-budget 16 (the model's 16 best, nothing else)
+  xgb-transfer       xgb with --cost-model X, X the --xgb-model file (glimpse train perf-model
+                     --model xgb: XGBoost on loop features fitted on the corpus, AutoTVM's
+                     load_history); run only when --xgb-model is given or the strategy is named
   xgb                AutoTVM's XGBoost tuner, cold
   random             uniform sampling without replacement
 
@@ -18,7 +22,9 @@ resumes another's records. Strategies:
 strategy (median over seeds): measurements to reach 90/95/99 % of the best known time (the best
 over every run and, with --corpus, the corpus's records of the operator; quality = best known /
 best so far), and the quality after 8/16/32/64 measurements. A run that never reaches a level
-counts as the budget + 1 ("> budget" in the table).
+counts as the budget + 1 ("> budget" in the table; hardware16's budget is 16). A summary gives,
+per strategy, the medians over operators and how many times more measurements AutoTVM-XGB cold
+needed to reach 95 % (median over operators of the per-operator ratio).
 """
 import argparse
 import gzip
@@ -29,14 +35,18 @@ import statistics
 import subprocess
 import sys
 
-STRATEGIES = {
-    "learned": lambda model: ["--tuner", "xgb", "--cost-model", model],
-    "learned-firstplan": lambda model: ["--tuner", "xgb", "--cost-model", model,
-                                        "--tuner-option", "pretrained=first-plan"],
-    "hardware16": lambda model: ["--cost-model", model, "--hardware-budget", "16"],
-    "xgb": lambda model: ["--tuner", "xgb"],
-    "random": lambda model: ["--tuner", "random"],
+STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed arguments
+    "learned": lambda args: ["--tuner", "xgb", "--cost-model", args.model],
+    "learned-firstplan": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
+                                       "--tuner-option", "pretrained=first-plan"],
+    "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
+    "xgb-transfer": lambda args: ["--tuner", "xgb", "--cost-model", args.xgb_model],
+    "xgb": lambda args: ["--tuner", "xgb"],
+    "random": lambda args: ["--tuner", "random"],
 }
+# The strategies that need a model file, and the argument that gives it.
+NEEDS_MODEL = {"learned": "--model", "learned-firstplan": "--model", "hardware16": "--model",
+               "xgb-transfer": "--xgb-model"}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
@@ -52,23 +62,46 @@ def glimpse_binary(args):
 
 def run(args):
     ops = read_ops(args.ops)
-    strategies = args.strategies.split(",")
+    if args.strategies:
+        strategies = args.strategies.split(",")
+    else:  # every strategy, xgb-transfer only with its file
+        strategies = [s for s in STRATEGIES if s != "xgb-transfer" or args.xgb_model]
     for name in strategies:
         if name not in STRATEGIES:
             sys.exit(f"study.py: unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
-    if any(s.startswith(("learned", "hardware")) for s in strategies) and not args.model:
+    if any(NEEDS_MODEL.get(s) == "--model" for s in strategies) and not args.model:
         sys.exit("study.py: the learned strategies need --model FILE (glimpse train perf-model)")
+    if "xgb-transfer" in strategies and not args.xgb_model:
+        sys.exit("study.py: xgb-transfer needs --xgb-model FILE "
+                 "(glimpse train perf-model --model xgb)")
     os.makedirs(args.out, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
     study = {"ops": ops, "canonical": {}, "strategies": strategies, "seeds": seeds,
-             "budget": args.budget, "model": args.model, "threads": args.threads}
+             "budget": args.budget, "model": args.model, "xgb_model": args.xgb_model,
+             "threads": args.threads}
+    # A later run into the same folder (another strategy, more seeds or operators) adds to the
+    # study instead of hiding what is there from `summarize`.
+    previous_path = os.path.join(args.out, "study.json")
+    if os.path.exists(previous_path):
+        with open(previous_path) as f:
+            previous = json.load(f)
+        if previous.get("budget") != args.budget:
+            sys.exit(f"study.py: {previous_path} was run with --budget {previous.get('budget')}; "
+                     f"use that budget or another --out")
+        merge = lambda old, new: old + [item for item in new if item not in old]
+        study["ops"] = merge(previous["ops"], ops)
+        study["strategies"] = merge(previous["strategies"], strategies)
+        study["seeds"] = merge(previous["seeds"], seeds)
+        study["canonical"] = previous.get("canonical", {})
+        study["model"] = args.model or previous.get("model")
+        study["xgb_model"] = args.xgb_model or previous.get("xgb_model")
     for op in ops:
         for name in strategies:
             for seed in seeds:
                 db = os.path.join(args.out, f"{name}-s{seed}.db")
                 command = [glimpse_binary(args), "tune", "--target", "cpu", "--op", op,
                            "--seed", str(seed), "--db", db, "--progress", "quiet", "--json",
-                           "--threads", str(args.threads)] + STRATEGIES[name](args.model)
+                           "--threads", str(args.threads)] + STRATEGIES[name](args)
                 if name != "hardware16":
                     command += ["--budget", str(args.budget)]
                 print(f"{op} {name} seed {seed}", flush=True)
@@ -137,7 +170,8 @@ def summarize(args):
                     running = min(running, time)
                     so_far.append(best[key] / running if math.isfinite(running) else 0.0)
                 for level in LEVELS:
-                    hit = next((i + 1 for i, q in enumerate(so_far) if q >= level), budget + 1)
+                    hit = next((i + 1 for i, q in enumerate(so_far) if q >= level),
+                               run_budget(name, budget) + 1)
                     to_level[level].append(hit)
                 for n in CHECKPOINTS:
                     if n <= len(so_far):
@@ -148,21 +182,83 @@ def summarize(args):
                 "quality_at": {str(n): statistics.median(v) if v else None for n, v in at.items()},
             }
         report["operators"][op] = {"best_known_s": best.get(key), "strategies": rows}
+    report["summary"] = summarize_over_operators(report, budget)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)
     print_table(report, budget)
+    print()
+    print_summary(report["summary"], budget)
+
+
+def run_budget(strategy, budget):
+    """Measurements a run of the strategy makes: hardware16 stops at 16 whatever --budget says."""
+    return 16 if strategy == "hardware16" else budget
+
+
+def summarize_over_operators(report, budget):
+    """Per strategy, medians over the operators it ran on (each operator's value is already the
+    median over seeds); and per strategy, the median over operators of xgb's measurements to 95 %
+    divided by the strategy's, over the operators where the strategy reached 95 % (xgb's count is
+    its budget + 1 where it never got there, so such a ratio is a lower bound)."""
+    summary = {}
+    strategies = report["study"]["strategies"]
+    for name in strategies:
+        rows = [entry["strategies"].get(name) for entry in report["operators"].values()]
+        rows = [row for row in rows if row and row["to_level"]["0.95"] is not None]
+        if not rows:
+            continue
+        median = lambda values: statistics.median(values) if values else None
+        summary[name] = {
+            "operators": len(rows),
+            "to_level": {f"{level:.2f}": median([row["to_level"][f"{level:.2f}"] for row in rows])
+                         for level in LEVELS},
+            "quality_at": {str(n): median([row["quality_at"][str(n)] for row in rows
+                                           if row["quality_at"][str(n)] is not None])
+                           for n in CHECKPOINTS},
+        }
+        reached = [row for row in rows if row["to_level"]["0.95"] <= run_budget(name, budget)]
+        summary[name]["reached_95"] = len(reached)
+        if name != "xgb" and "xgb" in strategies:
+            # Only the operators where this strategy reached 95 %: elsewhere there is no ratio.
+            ratios = []
+            for entry in report["operators"].values():
+                mine, cold = entry["strategies"].get(name), entry["strategies"].get("xgb")
+                if (mine and cold and mine["to_level"]["0.95"] is not None and
+                        cold["to_level"]["0.95"] is not None and
+                        mine["to_level"]["0.95"] <= run_budget(name, budget)):
+                    ratios.append(cold["to_level"]["0.95"] / mine["to_level"]["0.95"])
+            summary[name]["xgb_to_95_ratio"] = median(ratios)
+    return summary
+
+
+def print_summary(summary, budget):
+    header = ("| strategy | operators | reached 95 % | to 90 % | to 95 % | to 99 % | q@8 | q@16 "
+              "| q@32 | q@64 | xgb ÷ it, to 95 % |")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    fmt_n = lambda n, b: "—" if n is None else (f"> {b}" if n > b else f"{n:g}")
+    fmt_q = lambda q: "—" if q is None else f"{q:.3f}"
+    for name, row in summary.items():
+        levels = [fmt_n(row["to_level"][f"{level:.2f}"], run_budget(name, budget))
+                  for level in LEVELS]
+        qualities = [fmt_q(row["quality_at"][str(n)]) for n in CHECKPOINTS]
+        ratio = row.get("xgb_to_95_ratio")
+        print(f"| {name} | {row['operators']} | {row['reached_95']} | " +
+              " | ".join(levels + qualities) +
+              f" | {'—' if ratio is None else f'{ratio:.2f}'} |")
 
 
 def print_table(report, budget):
     header = "| operator | strategy | to 90 % | to 95 % | to 99 % | q@8 | q@16 | q@32 | q@64 |"
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
-    fmt_n = lambda n: "—" if n is None else (f"> {budget}" if n > budget else f"{n:g}")
+    fmt_n = lambda n, b: "—" if n is None else (f"> {b}" if n > b else f"{n:g}")
     fmt_q = lambda q: "—" if q is None else f"{q:.3f}"
     for op, entry in report["operators"].items():
         for name, row in entry["strategies"].items():
-            levels = [fmt_n(row["to_level"][f"{level:.2f}"]) for level in LEVELS]
+            levels = [fmt_n(row["to_level"][f"{level:.2f}"], run_budget(name, budget))
+                  for level in LEVELS]
             qualities = [fmt_q(row["quality_at"][str(n)]) for n in CHECKPOINTS]
             print(f"| `{op}` | {name} | " + " | ".join(levels + qualities) + " |")
 
@@ -173,10 +269,14 @@ def main():
     r = sub.add_parser("run", help="tune the operators with every strategy and seed")
     r.add_argument("--ops", required=True, help="operators, one per line")
     r.add_argument("--model", help="learned performance model (glimpse train perf-model)")
+    r.add_argument("--xgb-model",
+                   help="XGBoost on loop features (glimpse train perf-model --model xgb): the "
+                        "xgb-transfer strategy's --cost-model; needed only with it")
     r.add_argument("--out", required=True, help="folder for the databases and study.json")
     r.add_argument("--budget", type=int, default=64, help="measurements per run")
     r.add_argument("--seeds", default="1,2,3")
-    r.add_argument("--strategies", default=",".join(STRATEGIES))
+    r.add_argument("--strategies",
+                   help="comma list (default: all; xgb-transfer only with --xgb-model)")
     r.add_argument("--threads", type=int, default=0, help="glimpse tune --threads")
     r.add_argument("--glimpse", help="the glimpse binary (default $GLIMPSE or build/ci/glimpse)")
     s = sub.add_parser("summarize", help="tables of a finished (or partial) run")
