@@ -29,7 +29,8 @@ int64_t UsableMemoryBytes();
 std::string TruncateMessage(std::string text, size_t max_chars);
 
 // Calls work(i) for every i in [0, count) on up to `threads` threads, each taking the next index
-// when it finishes one; returns when all are done. `work` must not throw.
+// when it finishes one; returns when all are done. When a call throws, no index is handed out
+// after it, the calls already running finish, and the first exception is rethrown here.
 void ForEachInParallel(size_t count, int threads, const std::function<void(size_t)>& work);
 
 }  // namespace glimpse::process

@@ -117,10 +117,17 @@ std::vector<BuildResult> CpuBuilder::BuildGenerated(
     auto start = std::chrono::steady_clock::now();
     UnitOutcome outcome;
     process::ChildExit exit;
+    // A compiler that cannot be started says nothing about the configurations: recording them
+    // as compile-host failures would keep them out of every later run that resumes this one.
+    // The batch is given up instead, with nothing of it recorded (docs/cpu-tuning.md).
+    const std::string cannot_run =
+        "cannot run the compiler '" + options_.compiler +
+        "' (not on PATH, or not executable); nothing of this batch was recorded — install it "
+        "(scripts/install-deps.sh) or name another, and rerun the same command to resume";
     try {
       exit = process::WaitChild(process::StartChild(child).pid, options_.timeout_s);
     } catch (const Error& error) {
-      return {MeasureStatus::kCompileHost, error.what(), 0};
+      throw Error(cannot_run + ": " + error.what());
     }
     outcome.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -130,9 +137,8 @@ std::vector<BuildResult> CpuBuilder::BuildGenerated(
     } else if (exit.signaled || exit.code != 0) {
       outcome.status = MeasureStatus::kCompileHost;
       outcome.error = ReadFile(base + ".log");
-      if (exit.code == 127 && !exit.signaled && outcome.error.empty()) {
-        outcome.error = "cannot run the compiler '" + options_.compiler + "'";
-      }
+      // 127 with nothing on stderr: the child's exec failed (the shell's "command not found").
+      if (exit.code == 127 && !exit.signaled && outcome.error.empty()) throw Error(cannot_run);
       if (outcome.error.empty())
         outcome.error = "compiler exited with status " + std::to_string(exit.code);
       outcome.error = process::TruncateMessage(std::move(outcome.error), options_.max_error_chars);

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -87,13 +89,26 @@ std::string TruncateMessage(std::string text, size_t max_chars) {
 
 void ForEachInParallel(size_t count, int threads, const std::function<void(size_t)>& work) {
   std::atomic<size_t> next{0};
+  // An exception may not leave a thread (that would end the process), so the first one is kept
+  // and rethrown on the calling thread once every worker has stopped.
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
   auto drive = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < count;) work(i);
+    for (size_t i; (i = next.fetch_add(1)) < count;) {
+      try {
+        work(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+        next.store(count);  // hand out nothing more
+      }
+    }
   };
   std::vector<std::thread> pool;
   const size_t size = std::min(count, static_cast<size_t>(std::max(1, threads)));
   for (size_t t = 0; t < size; ++t) pool.emplace_back(drive);
   for (std::thread& thread : pool) thread.join();
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace glimpse::process

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -51,6 +53,37 @@ std::vector<std::string> TableRow(const std::string& out, int index) {
     return cells;
   }
   return {};
+}
+
+// A compiler gone from PATH is no fact about the configurations: the run stops with one error
+// that names it, records nothing of the batch, and the same command resumes once it is back.
+TEST_F(CliCpuTest, AMissingCompilerStopsTheRunAndTheSameCommandResumes) {
+  std::vector<std::string> args =
+      CpuArgs({"--op", kDense, "--budget", "4", "--db", Db(), "--json"});
+  CommandResult first = RunGlimpse(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string key = Json::parse(first.out)["tasks"][0]["workload_key"];
+  ASSERT_EQ(RecordsOf(Db(), key).size(), 4u);
+
+  args[std::find(args.begin(), args.end(), "4") - args.begin()] = "8";
+  const std::string path = getenv("PATH") ? getenv("PATH") : "";
+  setenv("PATH", (dir_ + "/no-compiler-here").c_str(), /*overwrite=*/1);
+  CommandResult without = RunGlimpse(args);
+  setenv("PATH", path.c_str(), /*overwrite=*/1);
+  EXPECT_EQ(without.exit_code, 2) << without.out << without.err;
+  EXPECT_NE(without.err.find("cannot run the compiler 'c++'"), std::string::npos) << without.err;
+  EXPECT_NE(without.err.find("rerun the same command to resume"), std::string::npos) << without.err;
+  // The four of the first run are kept, and no failure of the lost batch was recorded.
+  std::vector<TuningRecord> kept = RecordsOf(Db(), key);
+  ASSERT_EQ(kept.size(), 4u);
+  for (const TuningRecord& record : kept) EXPECT_EQ(record.status, MeasureStatus::kOk);
+
+  CommandResult again = RunGlimpse(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  Json report = Json::parse(again.out);
+  EXPECT_EQ(report["tasks"][0]["resumed"], 4);
+  EXPECT_EQ(report["tasks"][0]["measurements"], 8);
+  EXPECT_EQ(RecordsOf(Db(), key).size(), 8u);
 }
 
 TEST_F(CliCpuTest, OpTableShowsPositiveGflopsAndRerunResumes) {

@@ -133,6 +133,21 @@ TEST_F(IsolationTest, CompilerErrorsAreAttributedToTheirCandidate) {
   EXPECT_EQ(results[2].error, "refused by the template");
 }
 
+TEST_F(IsolationTest, ACompilerThatCannotBeStartedFailsTheBatchNotItsCandidates) {
+  CpuBuilderOptions options = testing::FastBuild(dir_);
+  options.compiler = dir_ + "/no-such-compiler";
+  CpuBuilder builder(options);
+  try {
+    builder.BuildSources({{"int x;", "x"}, {"int y;", "y"}});
+    FAIL() << "a missing compiler was recorded as candidates' failures";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("cannot run the compiler '" + options.compiler + "'"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("nothing of this batch was recorded"), std::string::npos) << message;
+  }
+}
+
 TEST_F(IsolationTest, ACompilerThatRunsTooLongIsKilled) {
   CpuBuilderOptions options = testing::FastBuild(dir_);
   // A "compiler" that never finishes, and whose real work runs in a grandchild (as cc1plus does
