@@ -1,5 +1,7 @@
 #include "perf/record_programs.h"
 
+#include <cmath>
+
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 
@@ -27,6 +29,19 @@ LoopNest RecordPrograms::Nest(const PerfCorpusRecord& record) {
 
 ProgramGraph RecordPrograms::Graph(const PerfCorpusRecord& record) {
   return BuildProgramGraph(Nest(record));
+}
+
+std::vector<double> RecordPrograms::PredictSeconds(
+    const ProgramTimeModel& model, const std::vector<const PerfCorpusRecord*>& records) {
+  std::vector<LoopNest> nests;
+  nests.reserve(records.size());
+  for (const PerfCorpusRecord* record : records) nests.push_back(Nest(*record));
+  std::vector<const LoopNest*> pointers;
+  pointers.reserve(nests.size());
+  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  std::vector<double> out = model.PredictLogTimes(pointers);
+  for (double& value : out) value = std::exp(value);
+  return out;
 }
 
 }  // namespace perf

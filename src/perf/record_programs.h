@@ -7,11 +7,13 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "glimpse/loop_nest.h"
 #include "glimpse/ops.h"
 #include "glimpse/perf_corpus.h"
 #include "glimpse/program_graph.h"
+#include "glimpse/program_time_model.h"
 #include "glimpse/space.h"
 
 namespace glimpse::perf {
@@ -23,6 +25,9 @@ class RecordPrograms {
   LoopNest Nest(const PerfCorpusRecord& record);
   // BuildProgramGraph(Nest(record)).
   ProgramGraph Graph(const PerfCorpusRecord& record);
+  // `model`'s predicted seconds of each record's program, in order (one batched call).
+  std::vector<double> PredictSeconds(const ProgramTimeModel& model,
+                                     const std::vector<const PerfCorpusRecord*>& records);
 
  private:
   std::map<std::string, std::pair<Operator, std::unique_ptr<ConfigSpace>>> spaces_;

@@ -21,15 +21,7 @@ class ModelFilePerfPredictor : public PerfPredictor {
   void Fit(const std::vector<const PerfCorpusRecord*>&) override {}
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
-    std::vector<LoopNest> nests;
-    nests.reserve(records.size());
-    for (const PerfCorpusRecord* record : records) nests.push_back(programs_.Nest(*record));
-    std::vector<const LoopNest*> pointers;
-    pointers.reserve(nests.size());
-    for (const LoopNest& nest : nests) pointers.push_back(&nest);
-    std::vector<double> out = model_->PredictLogTimes(pointers);
-    for (double& value : out) value = std::exp(value);
-    return out;
+    return programs_.PredictSeconds(*model_, records);
   }
 
   Json Describe() const override {

@@ -89,15 +89,7 @@ class XgbPerfPredictor : public PerfPredictor {
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     if (!model_) throw Error("xgb perf predictor: PredictSeconds before Fit");
     if (records.empty()) return {};
-    std::vector<LoopNest> nests;
-    nests.reserve(records.size());
-    for (const PerfCorpusRecord* record : records) nests.push_back(programs_.Nest(*record));
-    std::vector<const LoopNest*> pointers;
-    pointers.reserve(nests.size());
-    for (const LoopNest& nest : nests) pointers.push_back(&nest);
-    std::vector<double> out = model_->PredictLogTimes(pointers);
-    for (double& value : out) value = std::exp(value);
-    return out;
+    return programs_.PredictSeconds(*model_, records);
   }
 
   Json Describe() const override {
