@@ -2,8 +2,8 @@
 """The Glimpse paper's analyses (Ahn et al., DAC'22, Figs. 4-7 and Table 2) on `glimpse bench`
 results, as Markdown tables and PNG figures.
 
-    python3 bench/glimpse_report.py bench/results/full.json bench/results/glimpse.json \\
-        bench/results/peer_kernel_tuner.json -o report.md --figures figures/glimpse
+    python3 bench/glimpse_report.py bench/results/full.json.gz bench/results/glimpse.json \\
+        bench/results/peer_kernel_tuner.json.gz -o report.md --figures figures/glimpse
 
 Reads one or more results files (docs/bench-results.md; merged ones from `glimpse bench
 summarize` too) and recomputes everything from the runs. Performance of a time t is t_opt / t
@@ -30,6 +30,7 @@ Definitions (all medians are over the runs, i.e. seeds, of one space first, then
 Standard library + NumPy/matplotlib for the figures (--no-figures: Markdown only).
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -51,7 +52,9 @@ def load(paths):
     """Spaces by id (the first file that has a space wins) and every run, each run labelled."""
     spaces, runs, seen = {}, [], {}
     for path in paths:
-        with open(path, encoding="utf-8") as f:
+        with open(path, "rb") as f:
+            compressed = f.read(2) == b"\x1f\x8b"  # the content decides, as in glimpse
+        with (gzip.open if compressed else open)(path, "rt", encoding="utf-8") as f:
             data = json.load(f)
         if data.get("schema") != "glimpse-bench-results/1":
             raise SystemExit(f"{path}: not a glimpse-bench-results/1 file "

@@ -15,6 +15,7 @@ Map of this file:
 
 import argparse
 import datetime
+import gzip
 import json
 import multiprocessing
 import os
@@ -271,13 +272,17 @@ def read_done(lines_path):
 
 
 def write_atomically(path, document):
-    """Write JSON to a temporary file beside `path`, then rename it over `path`."""
+    """Write JSON to a temporary file beside `path`, then rename it over `path`; a path ending in
+    .gz is written gzip-compressed (glimpse reads either)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=directory, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(document, out, indent=1)
-        out.write("\n")
+    with os.fdopen(handle, "wb") as raw:
+        if path.endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9) as packed:
+                packed.write((json.dumps(document, indent=1) + "\n").encode("utf-8"))
+        else:
+            raw.write((json.dumps(document, indent=1) + "\n").encode("utf-8"))
     os.chmod(temporary, 0o644)
     os.replace(temporary, path)
 

@@ -6,6 +6,7 @@ Standard library only (the figure test is skipped without matplotlib).
 """
 
 import importlib.util
+import gzip
 import json
 import os
 import subprocess
@@ -81,12 +82,12 @@ class MetricsTest(unittest.TestCase):
 
 class AgreesWithGlimpseTest(unittest.TestCase):
     def test_per_space_medians_match_the_summaries_glimpse_wrote(self):
-        # bench/results/full.json's summaries were computed by `glimpse bench` (C++) from the same
+        # bench/results/full.json.gz's summaries were computed by `glimpse bench` (C++) from the same
         # runs: the script's per-space medians must be the same numbers.
-        path = os.path.join(BENCH, "results", "full.json")
+        path = os.path.join(BENCH, "results", "full.json.gz")
         spaces, runs = gr.load([path])
         report = gr.Report(spaces, runs)
-        with open(path, encoding="utf-8") as f:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
             summaries = json.load(f)["summaries"]
         metrics = {
             ("measurements_to_fraction", "0.95"): lambda r, o: gr.measurements_to(r, o)[0],

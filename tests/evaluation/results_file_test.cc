@@ -1,8 +1,11 @@
 // The results file: round trips, schema errors that name the field, and merging the files of two
 // tools into one table.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "glimpse/error.h"
 #include "glimpse/evaluation.h"
@@ -55,6 +58,41 @@ TEST(ResultsFileTest, RoundTripsThroughJson) {
   }
   EXPECT_EQ(back.settings.max_measurements, 100);
   EXPECT_EQ(ResultsToJson(back)["settings"], json["settings"]);
+}
+
+TEST(ResultsFileTest, AGzPathIsWrittenCompressedAndBothFormsReadBack) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("glimpse-results-gz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  StudyResults results = OneToolResults("glimpse", 2);
+  const std::string plain = (dir / "r.json").string();
+  const std::string packed = (dir / "r.json.gz").string();
+  WriteResults(results, plain);
+  WriteResults(results, packed);
+  std::ifstream in(packed, std::ios::binary);
+  ASSERT_EQ(in.get(), 0x1f);  // the gzip magic, not '{'
+  ASSERT_EQ(in.get(), 0x8b);
+  in.close();
+  EXPECT_LT(std::filesystem::file_size(packed), std::filesystem::file_size(plain));
+  for (const std::string& path : {plain, packed}) {
+    StudyResults back = LoadResults(path);
+    ASSERT_EQ(back.runs.size(), 2u) << path;
+    EXPECT_EQ(RunToJson(back.runs[1]), RunToJson(results.runs[1])) << path;
+  }
+  // A compressed file under a plain name reads too (the content decides, not the name).
+  const std::string renamed = (dir / "renamed.json").string();
+  std::filesystem::copy_file(packed, renamed);
+  EXPECT_EQ(LoadResults(renamed).runs.size(), 2u);
+  // A truncated compressed file is an error that names it, not a crash or a partial study.
+  std::filesystem::resize_file(renamed, std::filesystem::file_size(renamed) / 2);
+  try {
+    LoadResults(renamed);
+    ADD_FAILURE() << "a truncated file loaded";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(renamed), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(LoadResults((dir / "missing.json").string()), Error);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ResultsFileTest, ErrorsNameTheFileAndField) {
