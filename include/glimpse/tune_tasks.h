@@ -40,6 +40,11 @@ struct TaskOutcome {
   std::vector<size_t> siblings;
   int64_t sibling_seeds = 0;
   int64_t history_records = 0;
+  // The sibling sweep (TuneTasksOptions::sibling_sweep): the siblings whose configurations were
+  // measured, how many were new to this task, and its best time before them (seconds).
+  std::vector<size_t> sweep_from;
+  int64_t sweep_measured = 0;
+  double best_before_sweep_s = 0;
 
   bool Tunable() const { return error.empty(); }
   // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
@@ -78,6 +83,12 @@ struct TuneTasksOptions {
   //     a history of fewer than min_seed_records).
   int sibling_seeds = 8;
   bool sibling_history = true;
+  // The seeds flow forward only: the first task of a group never sees what its siblings found
+  // after it. Once every task is tuned, each task with epilogue siblings (earlier or later)
+  // measures the `sibling_sweep` fastest configurations of each that it has not measured itself
+  // (a handful of measurements beyond its budget, reported as its own line and in the outcome);
+  // 0: no sweep.
+  int sibling_sweep = 2;
 };
 
 // The records of `tasks[0..before)` that are epilogue siblings of `tasks[before]`, on `device`, as
@@ -86,6 +97,14 @@ struct TuneTasksOptions {
 TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t before,
                                const ConfigSpace& space, const std::string& device,
                                const Database& database, std::vector<size_t>& from);
+
+// The `per_sibling` fastest distinct ok configurations of every epilogue sibling of `tasks[task]`
+// (earlier or later in the run) on `device`, as configurations of `space`; `from` gets the
+// siblings that gave any.
+std::vector<Config> SiblingSweepConfigs(const std::vector<TaskOutcome>& tasks, size_t task,
+                                        const ConfigSpace& space, const std::string& device,
+                                        const Database& database, size_t per_sibling,
+                                        std::vector<size_t>& from);
 
 // Tunes the tunable tasks one after the other with a fresh strategy each (MakeTuner, given what
 // the target knows: its device description for a strategy that reads one, a compile-only

@@ -42,6 +42,9 @@ struct TuneOptions {
   // recorded with the strategy "seed", and the strategy observes them like resumed records.
   // Invalid ones and ones already measured (resumed) are left out.
   std::vector<Config> seed_configs;
+  // Stop once the seeds are measured (stop reason "seeds measured"), before the strategy proposes
+  // anything: a pass that only measures given configurations (TuneTasksOptions::sibling_sweep).
+  bool stop_after_seeds = false;
   ProgressMode progress = ProgressMode::kAuto;
   std::ostream* progress_stream = nullptr;  // nullptr: std::cerr
   double log_interval_s = 5.0;              // kLog: a line at most this often (and at the end)
@@ -73,7 +76,7 @@ struct TuneSummary {
   double tuner_s = 0;        // real time spent in Propose and Observe
   BatchTimes batches;        // real time spent building and running this run's batches
   std::string stop_reason;   // "measurement budget", "time budget", "early stopping",
-                             // "space exhausted"
+                             // "space exhausted", "seeds measured"
   std::vector<TrajectoryPoint> trajectory;
 };
 

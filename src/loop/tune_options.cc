@@ -25,7 +25,7 @@ void TuneOptions::Validate() const {
     throw Error("--time-budget (max_seconds) must be a positive number of seconds (got " +
                 Number(max_seconds) + ")");
   }
-  if (max_measurements == 0 && max_seconds == 0.0) {
+  if (max_measurements == 0 && max_seconds == 0.0 && !stop_after_seeds) {
     throw Error(
         "--budget (max_measurements) must be a positive number of measurements (got 0) "
         "unless --time-budget (max_seconds) is set");

@@ -148,6 +148,10 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
 
   bool warned_bad_proposal = false;
   for (;;) {
+    if (options.stop_after_seeds && seeds.empty()) {
+      summary.stop_reason = "seeds measured";
+      break;
+    }
     if (options.max_measurements > 0 && summary.measurements >= options.max_measurements) {
       summary.stop_reason = "measurement budget";
       break;

@@ -1,4 +1,5 @@
 // The outcome of a task and the report of a multi-task run (glimpse/tune_tasks.h).
+#include <cmath>
 #include <limits>
 
 #include "glimpse/tune_tasks.h"
@@ -65,6 +66,15 @@ Json TasksReportToJson(const TasksReport& report) {
       task["siblings"] = {{"tasks", from},
                           {"seeds", outcome.sibling_seeds},
                           {"history_records", outcome.history_records}};
+    }
+    if (!outcome.sweep_from.empty()) {
+      Json from = Json::array();
+      for (size_t j : outcome.sweep_from) from.push_back(j + 1);
+      task["sibling_sweep"] = {{"tasks", from},
+                               {"measured", outcome.sweep_measured},
+                               {"best_before_s", std::isfinite(outcome.best_before_sweep_s)
+                                                     ? Json(outcome.best_before_sweep_s)
+                                                     : Json(nullptr)}};
     }
     if (outcome.summary) {
       const TuneSummary& s = *outcome.summary;

@@ -36,35 +36,31 @@ std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<Model
                           tasks.front().task.op_text, tasks.front().error));
 }
 
-TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t before,
-                               const ConfigSpace& space, const std::string& device,
-                               const Database& database, std::vector<size_t>& from) {
+namespace {
+
+// Tasks `a` and `b` run the same loops: their operators differ only in the epilogue (bias, ReLU,
+// ReLU6, a residual add) — different workloads, the same schedules.
+bool EpilogueSiblings(const TaskOutcome& a, const TaskOutcome& b) {
+  return a.Tunable() && b.Tunable() && a.workload_key != b.workload_key &&
+         OperatorToString(OperatorWithoutEpilogue(a.task.op)) ==
+             OperatorToString(OperatorWithoutEpilogue(b.task.op));
+}
+
+// The records of `sibling` on `device` that are configurations of `space`.
+TransferHistory RecordsInSpace(const TaskOutcome& sibling, const ConfigSpace& space,
+                               const std::string& device, const Database& database) {
   TransferHistory history;
-  from.clear();
-  const std::string loops = OperatorToString(OperatorWithoutEpilogue(tasks.at(before).task.op));
-  for (size_t j = 0; j < before; ++j) {
-    const TaskOutcome& sibling = tasks[j];
-    if (!sibling.Tunable() || sibling.workload_key == tasks[before].workload_key ||
-        OperatorToString(OperatorWithoutEpilogue(sibling.task.op)) != loops) {
-      continue;
+  for (const TuningRecord& record : database.Records(sibling.workload_key, device)) {
+    try {
+      Config config = space.ConfigFromJson(record.config);
+      if (!space.IsValid(config)) continue;
+      history.emplace_back(std::move(config), ResultFromRecord(record));
+    } catch (const Error&) {
+      // A knob the sibling's space has and this one lacks: not a schedule of this task.
     }
-    size_t taken = 0;
-    for (const TuningRecord& record : database.Records(sibling.workload_key, device)) {
-      try {
-        Config config = space.ConfigFromJson(record.config);
-        if (!space.IsValid(config)) continue;
-        history.emplace_back(std::move(config), ResultFromRecord(record));
-        ++taken;
-      } catch (const Error&) {
-        // A knob the sibling's space has and this one lacks: not a schedule of this task.
-      }
-    }
-    if (taken > 0) from.push_back(j);
   }
   return history;
 }
-
-namespace {
 
 // The `k` fastest configurations that ran ok, each once.
 std::vector<Config> FastestDistinct(const TransferHistory& records, size_t k) {
@@ -84,6 +80,47 @@ std::vector<Config> FastestDistinct(const TransferHistory& records, size_t k) {
   return fastest;
 }
 
+}  // namespace
+
+TransferHistory SiblingHistory(const std::vector<TaskOutcome>& tasks, size_t before,
+                               const ConfigSpace& space, const std::string& device,
+                               const Database& database, std::vector<size_t>& from) {
+  TransferHistory history;
+  from.clear();
+  for (size_t j = 0; j < before; ++j) {
+    if (!EpilogueSiblings(tasks[j], tasks.at(before))) continue;
+    TransferHistory records = RecordsInSpace(tasks[j], space, device, database);
+    if (records.empty()) continue;
+    from.push_back(j);
+    for (auto& record : records) history.push_back(std::move(record));
+  }
+  return history;
+}
+
+std::vector<Config> SiblingSweepConfigs(const std::vector<TaskOutcome>& tasks, size_t task,
+                                        const ConfigSpace& space, const std::string& device,
+                                        const Database& database, size_t per_sibling,
+                                        std::vector<size_t>& from) {
+  std::vector<Config> configs;
+  std::set<Config> seen;
+  from.clear();
+  for (size_t j = 0; j < tasks.size(); ++j) {
+    if (j == task || !EpilogueSiblings(tasks[j], tasks.at(task))) continue;
+    bool gave = false;
+    for (Config& config :
+         FastestDistinct(RecordsInSpace(tasks[j], space, device, database), per_sibling)) {
+      if (seen.insert(config).second) {
+        configs.push_back(std::move(config));
+        gave = true;
+      }
+    }
+    if (gave) from.push_back(j);
+  }
+  return configs;
+}
+
+namespace {
+
 // "; epilogue sibling task 9: its 8 fastest measured first, 64 records as history", or nothing.
 std::string SiblingsNote(const TaskOutcome& outcome) {
   if (outcome.siblings.empty() || (outcome.sibling_seeds == 0 && outcome.history_records == 0)) {
@@ -101,6 +138,73 @@ std::string SiblingsNote(const TaskOutcome& outcome) {
                         outcome.history_records);
   }
   return note;
+}
+
+// "µs" figures for the log lines.
+std::string Micros(double seconds) {
+  return std::isfinite(seconds) ? fmt::format("{:.4g} µs", seconds * 1e6) : "none";
+}
+
+// Folds the sweep's summary of the task (its records: everything before the sweep resumed, and
+// the sweep's own) into the outcome of the task's tuning.
+void AddSweep(TaskOutcome& outcome, const TuneSummary& sweep, const ConfigSpace& space) {
+  TuneSummary& s = *outcome.summary;
+  outcome.best_before_sweep_s = s.best_time_s;
+  outcome.sweep_measured = sweep.measurements - sweep.resumed;
+  s.measurements = sweep.measurements;  // the counts of all the task's records, new ones included
+  s.failed = sweep.failed;
+  s.by_status = sweep.by_status;
+  if (sweep.best_config && sweep.best_time_s < s.best_time_s) {
+    s.best_time_s = sweep.best_time_s;
+    s.best_config = sweep.best_config;
+    outcome.best_config = space.ConfigToJson(*sweep.best_config);
+  }
+  s.tuning_time_s += sweep.tuning_time_s;
+  s.elapsed_s += sweep.elapsed_s;
+  s.tuner_s += sweep.tuner_s;
+  s.batches.build_s += sweep.batches.build_s;
+  s.batches.build_waited_s += sweep.batches.build_waited_s;
+  s.batches.run_s += sweep.batches.run_s;
+  for (size_t k = static_cast<size_t>(sweep.resumed); k < sweep.trajectory.size(); ++k) {
+    s.trajectory.push_back(sweep.trajectory[k]);
+  }
+}
+
+// TuneTasksOptions::sibling_sweep, once every task is tuned.
+void SweepSiblings(const Target& target, std::vector<TaskOutcome>& tasks,
+                   const TuneTasksOptions& options, Builder& builder, Database& database) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    TaskOutcome& outcome = tasks[i];
+    if (!outcome.Tunable() || !outcome.summary || outcome.build_only) continue;
+    const Task task = target.MakeTask(outcome.task.op);
+    std::vector<size_t> from;
+    std::vector<Config> configs =
+        SiblingSweepConfigs(tasks, i, task.space, task.device, database,
+                            static_cast<size_t>(options.sibling_sweep), from);
+    if (configs.empty()) continue;
+    TuneOptions sweep = options.tune;
+    sweep.seed_configs = std::move(configs);
+    sweep.stop_after_seeds = true;  // those alone: the configurations the task has measured
+    sweep.max_measurements = 0;     // are left out by the loop, and nothing else is proposed
+    sweep.max_seconds = 0;
+    sweep.resume = true;
+    sweep.knowledge = TargetKnowledge{};
+    sweep.progress = ProgressMode::kQuiet;
+    std::unique_ptr<Tuner> tuner = MakeTuner("random", Json::object());
+    std::unique_ptr<Runner> runner = target.MakeRunner(task, options.run_timeout(outcome.task));
+    const TuneSummary summary = Tune(task, *tuner, builder, *runner, &database, sweep);
+    outcome.sweep_from = from;
+    AddSweep(outcome, summary, task.space);
+    if (options.log != nullptr && outcome.sweep_measured > 0) {
+      std::string names;
+      for (size_t j : from) names += (names.empty() ? "" : ", ") + std::to_string(j + 1);
+      *options.log << fmt::format(
+          "sibling sweep, task {}/{}: {} configuration{} of task{} {} measured: best {} -> {}\n",
+          i + 1, tasks.size(), outcome.sweep_measured, outcome.sweep_measured > 1 ? "s" : "",
+          from.size() > 1 ? "s" : "", names, Micros(outcome.best_before_sweep_s),
+          Micros(outcome.summary->best_time_s));
+    }
+  }
 }
 
 }  // namespace
@@ -165,6 +269,9 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
     TuneSummary summary = Tune(task, *tuner, *builder, *runner, database, task_options);
     if (summary.best_config) outcome.best_config = task.space.ConfigToJson(*summary.best_config);
     outcome.summary = std::move(summary);
+  }
+  if (options.sibling_sweep > 0 && database != nullptr) {
+    SweepSiblings(target, tasks, options, *builder, *database);
   }
 }
 

@@ -255,6 +255,7 @@ TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
     options.work_dir = dir;
     options.sibling_seeds = seeds;
     options.sibling_history = history;
+    options.sibling_sweep = 0;  // the seeds alone (the sweep: the next test)
     std::ostringstream log;
     options.log = &log;
     seen.clear();
@@ -318,6 +319,86 @@ TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
   ASSERT_EQ(seen.size(), 4u);
   for (const TransferHistory& history : seen) EXPECT_TRUE(history.empty());
   EXPECT_EQ(off.log.find("epilogue sibling"), std::string::npos) << off.log;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TuneTasksTest, TheSiblingSweepBringsALaterSiblingsBestBackToAnEarlierTask) {
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-sweep");
+  FakeTarget target;
+  const std::vector<ModelLayer> layers = {
+      {"fc", ParseOperator("dense:M=1,N=16,K=32")},
+      {"fc_relu", ParseOperator("dense:M=1,N=16,K=32,bias=1,relu=1")},
+      {"other", ParseOperator("dense:M=1,N=8,K=32,relu=1")},
+      {"fc_residual", ParseOperator("dense:M=1,N=16,K=32,residual=1")}};
+  const auto run = [&](const std::string& db_name, int sweep, std::string* log_text) {
+    std::vector<TaskOutcome> tasks = PlanTasks(target, layers);
+    for (TaskOutcome& task : tasks) task.budget = 3;
+    tasks[3].budget = 4;  // the last sibling alone gets as far as tile 8
+    Database database(dir + "/" + db_name);
+    TuneTasksOptions options;
+    options.tuner = "grid";
+    options.tune.batch_size = 4;
+    options.tune.progress = ProgressMode::kQuiet;
+    options.work_dir = dir;
+    options.sibling_seeds = 0;  // the sweep alone
+    options.sibling_sweep = sweep;
+    std::ostringstream log;
+    options.log = &log;
+    TuneTasks(target, tasks, options, &database);
+    if (log_text != nullptr) *log_text = log.str();
+    return tasks;
+  };
+  const auto tiles = [&](const std::string& db_name, const TaskOutcome& task) {
+    std::vector<std::pair<int64_t, std::string>> out;
+    Database database(dir + "/" + db_name);
+    const ConfigSpace space = target.MakeTask(task.task.op).space;
+    for (const TuningRecord& record : database.Records(task.workload_key)) {
+      out.emplace_back(ConfigView(space, space.ConfigFromJson(record.config)).Int("tile"),
+                       record.strategy);
+    }
+    return out;
+  };
+  using Tiles = std::vector<std::pair<int64_t, std::string>>;
+
+  // The grid measures tiles 1, 2, 4 on tasks 1-3 and 1, 2, 4, 8 on task 4. The sweep then gives
+  // task 1 the two fastest of tasks 2 (4, 2) and 4 (8, 4): only 8 is new to it.
+  std::string log;
+  const std::vector<TaskOutcome> on = run("on.db", 2, &log);
+  EXPECT_EQ(tiles("on.db", on[0]), (Tiles{{1, "grid"}, {2, "grid"}, {4, "grid"}, {8, "seed"}}));
+  EXPECT_EQ(on[0].sweep_measured, 1);
+  EXPECT_EQ(on[0].sweep_from, (std::vector<size_t>{1, 3}));
+  EXPECT_DOUBLE_EQ(on[0].best_before_sweep_s, 1e-3 / 4);
+  ASSERT_TRUE(on[0].summary);
+  EXPECT_DOUBLE_EQ(on[0].summary->best_time_s, 1e-3 / 8);
+  EXPECT_EQ(on[0].summary->measurements, 4);
+  EXPECT_EQ(on[0].best_config["tile"], 8);
+  EXPECT_EQ(on[0].summary->stop_reason, "measurement budget");  // the tuning's, not the sweep's
+  // Task 2 gets tile 8 too; task 3 has no sibling; task 4 had measured everything offered.
+  EXPECT_EQ(on[1].sweep_measured, 1);
+  EXPECT_DOUBLE_EQ(on[1].BestTime(), 1e-3 / 8);
+  EXPECT_TRUE(on[2].sweep_from.empty());
+  EXPECT_EQ(tiles("on.db", on[2]).size(), 3u);
+  EXPECT_EQ(on[3].sweep_measured, 0);
+  EXPECT_EQ(tiles("on.db", on[3]).size(), 4u);
+  EXPECT_NE(log.find("sibling sweep, task 1/4: 1 configuration of tasks 2, 4 measured: best "
+                     "250 µs -> 125 µs"),
+            std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("sibling sweep, task 4/4"), std::string::npos) << log;
+  TasksReport report;
+  report.tasks = on;
+  const Json json = TasksReportToJson(report);
+  EXPECT_EQ(json["tasks"][0]["sibling_sweep"]["tasks"], Json::array({2, 4}));
+  EXPECT_EQ(json["tasks"][0]["sibling_sweep"]["measured"], 1);
+  EXPECT_DOUBLE_EQ(json["tasks"][0]["sibling_sweep"]["best_before_s"].get<double>(), 1e-3 / 4);
+  EXPECT_EQ(json["tasks"][0]["measurements"], 4);
+  EXPECT_FALSE(json["tasks"][2].contains("sibling_sweep"));
+
+  // Off: the first task keeps its own best.
+  const std::vector<TaskOutcome> off = run("off.db", 0, nullptr);
+  EXPECT_EQ(tiles("off.db", off[0]).size(), 3u);
+  EXPECT_DOUBLE_EQ(off[0].BestTime(), 1e-3 / 4);
+  EXPECT_TRUE(off[0].sweep_from.empty());
   std::filesystem::remove_all(dir);
 }
 

@@ -229,6 +229,13 @@ void AddTuneCommand(CLI::App& app) {
                    "residual add); 0: none")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--sibling-sweep", flags->sibling_sweep,
+                   "a model's tasks, once all are tuned: each measures this many of the fastest "
+                   "configurations of every epilogue sibling, earlier or later, that it has not "
+                   "measured (a few measurements beyond its budget); 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--no-sibling-history", flags->no_sibling_history,
                     "a model's tasks: do not give a strategy that learns from history those "
                     "earlier tasks' records as its history");

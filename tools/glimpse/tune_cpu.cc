@@ -182,6 +182,7 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.pretrained_model = std::move(pretrained);
   tasks.sibling_history = !flags.no_sibling_history;
   tasks.sibling_seeds = flags.sibling_seeds;
+  tasks.sibling_sweep = flags.sibling_sweep;
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {

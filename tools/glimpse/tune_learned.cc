@@ -57,6 +57,13 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
   }
   out.budget = flags.hardware_budget;
   out.given["--budget"] = true;
+  // N measurements per task is the promise: the sweep would add a few beyond it.
+  if (flags.Given("--sibling-sweep") && flags.sibling_sweep > 0) {
+    throw Error(
+        "--hardware-budget spends exactly N measurements per task; --sibling-sweep would add "
+        "some beyond it: drop it (or give --sibling-sweep 0)");
+  }
+  out.sibling_sweep = 0;
   bool plan_given = false;
   for (const std::string& pair : flags.tuner_options) {
     if (pair.rfind("plan_size=", 0) == 0) plan_given = true;
