@@ -12,6 +12,9 @@ packages=(
   libdnnl-dev libopenblas-dev
   libtorch-dev
   libonnx-dev libprotobuf-dev
+  # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes, and
+  # llvm-symbolizer for readable stacks
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

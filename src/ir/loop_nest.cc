@@ -32,7 +32,7 @@ AffineExpr AffineExpr::operator+(const AffineExpr& other) const {
   sum.constant += other.constant;
   for (const auto& [loop, c] : other.terms) {
     auto it = std::find_if(sum.terms.begin(), sum.terms.end(),
-                           [&](const auto& t) { return t.first == loop; });
+                           [&wanted = loop](const auto& t) { return t.first == wanted; });
     if (it == sum.terms.end()) {
       sum.terms.emplace_back(loop, c);
     } else {
@@ -291,7 +291,7 @@ void LoopNest::Validate() const {
       int64_t lo = e.constant, hi = e.constant;
       for (const auto& [loop, c] : e.terms) {
         auto it = std::find_if(stack.begin(), stack.end(),
-                               [&](const Loop* l) { return l->name == loop; });
+                               [&wanted = loop](const Loop* l) { return l->name == wanted; });
         if (it == stack.end()) {
           throw Error("loop nest '" + name + "': " + t.name + " is indexed by " + loop +
                       " outside that loop");

@@ -159,12 +159,13 @@ KMeansResult KMeans(const PointSet& points, size_t k, Rng& rng, int max_iteratio
 size_t KneeIndex(const std::vector<double>& xs, const std::vector<double>& ys) {
   const size_t n = std::min(xs.size(), ys.size());
   if (n < 3) return 0;
-  const auto [y_min, y_max] = std::minmax_element(ys.begin(), ys.begin() + n);
+  const auto extremes = std::minmax_element(ys.begin(), ys.begin() + n);
+  const double y_min = *extremes.first;  // plain values: lambdas may not capture bindings
   const double x_span = xs[n - 1] - xs[0];
-  const double y_span = *y_max - *y_min;
+  const double y_span = *extremes.second - y_min;
   if (!(x_span > 0.0) || !(y_span > 0.0)) return 0;
   auto nx = [&](size_t i) { return (xs[i] - xs[0]) / x_span; };
-  auto ny = [&](size_t i) { return (ys[i] - *y_min) / y_span; };
+  auto ny = [&](size_t i) { return (ys[i] - y_min) / y_span; };
   const double first = ny(0), last = ny(n - 1);
   // Rounding puts the points of a straight line a hair's breadth either side of the chord; a knee
   // must lie measurably below it (normalised units).

@@ -8,9 +8,12 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -111,6 +114,72 @@ std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::strin
                           DataTypeName(tensor.data_type())));
 }
 
+// ONNX's shape inference, run in a child process. libonnx trusts what it reads: fuzzing found
+// malformed Conv nodes that make it divide by zero (SIGFPE) or follow a null pointer (SIGSEGV)
+// inside convPoolShapeInference. In a child, such a file costs an error naming it, not glimpse's
+// process. The child sends back the model with its inferred shapes ('M' + the serialised model)
+// or the inference's own error ('E' + its text).
+onnx::ModelProto InferShapesInChild(const onnx::ModelProto& model, const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error(path + ": cannot run ONNX shape inference (pipe failed)");
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw Error(path + ": cannot run ONNX shape inference (fork failed)");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    std::string answer;
+    try {
+      onnx::ModelProto inferred = model;
+      onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+                                          /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(), options);
+      answer = "M" + inferred.SerializeAsString();
+    } catch (const std::exception& error) {
+      answer = std::string("E") + error.what();
+    }
+    for (size_t done = 0; done < answer.size();) {
+      const ssize_t n = write(fds[1], answer.data() + done, answer.size() - done);
+      if (n <= 0 && errno != EINTR) _exit(1);
+      if (n > 0) done += static_cast<size_t>(n);
+    }
+    _exit(0);  // no destructors, no atexit handlers of the parent's state
+  }
+  close(fds[1]);
+  std::string answer;
+  char chunk[65536];
+  for (;;) {
+    const ssize_t n = read(fds[0], chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    answer.append(chunk, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
+    const std::string how =
+        WIFSIGNALED(status)
+            ? fmt::format("signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
+            : fmt::format("exit status {}", WEXITSTATUS(status));
+    throw Error(fmt::format(
+        "{}: ONNX shape inference crashed on this file ({}): a node has attributes or inputs "
+        "that the ONNX library does not check (a malformed file)",
+        path, how));
+  }
+  if (answer[0] == 'E') {
+    throw Error(fmt::format("{}: ONNX shape inference failed: {}", path, answer.substr(1)));
+  }
+  onnx::ModelProto inferred;
+  if (answer[0] != 'M' || !inferred.ParseFromString(answer.substr(1))) {
+    throw Error(path + ": ONNX shape inference returned an unreadable model");
+  }
+  return inferred;
+}
+
 class Importer {
  public:
   Importer(std::string path, const OnnxImportOptions& options)
@@ -119,7 +188,9 @@ class Importer {
   ModelGraph Run() {
     Load();
     FixInputs();
+    CheckWindowAttributes();
     Infer();
+    TakeInferredShapes();
     ReadInitializers();
     CountUses();
     const auto& nodes = model_.graph().node();
@@ -223,14 +294,37 @@ class Importer {
     }
   }
 
-  void Infer() {
-    try {
-      onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
-                                          /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception& error) {
-      throw Error(fmt::format("{}: ONNX shape inference failed: {}", path_, error.what()));
+  // ONNX's own shape inference divides by strides and multiplies by dilations and kernel sizes
+  // without checking them (a Conv with strides [0, 0] kills the process with SIGFPE inside
+  // libonnx), so those attributes of every windowed node are checked here first.
+  void CheckWindowAttributes() const {
+    static const std::set<std::string> kWindowed = {"Conv",        "ConvTranspose", "ConvInteger",
+                                                    "QLinearConv", "MaxPool",       "AveragePool",
+                                                    "LpPool",      "MaxUnpool"};
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const onnx::NodeProto& node = nodes[i];
+      if (!kWindowed.count(node.op_type())) continue;
+      for (const onnx::AttributeProto& attribute : node.attribute()) {
+        const std::string& name = attribute.name();
+        if (name != "strides" && name != "dilations" && name != "kernel_shape" && name != "group") {
+          continue;
+        }
+        std::vector<int64_t> values(attribute.ints().begin(), attribute.ints().end());
+        if (name == "group") values = {attribute.i()};
+        for (int64_t value : values) {
+          if (value > 0) continue;
+          throw Error(fmt::format(
+              "{}: {} node '{}' (node {}): attribute {} has {}; accepted: positive integers", path_,
+              node.op_type(), node.name(), i, name, value));
+        }
+      }
     }
+  }
+
+  void Infer() { model_ = InferShapesInChild(model_, path_); }
+
+  void TakeInferredShapes() {
     auto take = [&](const onnx::ValueInfoProto& value) {
       if (!value.type().has_tensor_type() || !value.type().tensor_type().has_shape()) return;
       std::vector<int64_t> dims;

@@ -118,8 +118,16 @@ struct MeasureWorker::Impl {
     ChildExit exit = WaitChild(worker.pid, 5.0);
     worker.pid = -1;
     Stop();
-    return exit.signaled ? "signal " + std::to_string(exit.code) + " (" + strsignal(exit.code) + ")"
-                         : "exit status " + std::to_string(exit.code);
+    if (!exit.signaled) return "exit status " + std::to_string(exit.code);
+    std::string death = "signal " + std::to_string(exit.code) + " (" + strsignal(exit.code) + ")";
+    // Nothing of glimpse's sends SIGKILL to a worker that answered in time: another process did,
+    // most often the kernel's out-of-memory killer.
+    if (exit.code == SIGKILL) {
+      death +=
+          ", killed from outside: the out-of-memory killer, most often (the kernel's log, "
+          "dmesg, names it)";
+    }
+    return death;
   }
 
   // Starts a worker when none is running; returns an error text, empty on success.

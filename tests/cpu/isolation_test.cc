@@ -18,7 +18,7 @@
 namespace glimpse {
 namespace {
 
-enum class Plant { kNone, kCrash, kHang, kWrong };
+enum class Plant { kNone, kCrash, kHang, kWrong, kKilled };
 
 std::string PlantedSource(Plant plant, const Task& task, const Config& config,
                           const std::string& symbol) {
@@ -29,6 +29,10 @@ std::string PlantedSource(Plant plant, const Task& task, const Config& config,
       return signature + " { volatile float* p = nullptr; *p = inputs[0][0]; }\n";
     case Plant::kHang:
       return signature + " { for (;;) asm volatile(\"\"); }\n";
+    case Plant::kKilled:
+      // What the out-of-memory killer does to the worker: SIGKILL, from outside.
+      return "#include <signal.h>\n#include <unistd.h>\n" + signature +
+             " { kill(getpid(), SIGKILL); }\n";
     case Plant::kWrong:
       // The real kernel, then one output element off by one.
       return GenerateCpuKernel(task, config, symbol + "_real") + signature + " { " + symbol +
@@ -112,6 +116,29 @@ TEST_F(IsolationTest, CrashHangAndWrongKernelsAreStatusesAndTheRunGoesOn) {
   std::vector<TuningRecord> best = database.Best(task.WorkloadKey(), task.device, 1);
   ASSERT_EQ(best.size(), 1u);
   EXPECT_DOUBLE_EQ(best[0].time_s, summary.best_time_s);
+}
+
+TEST_F(IsolationTest, AWorkerKilledFromOutsideIsAFailedCandidateAndTheRunGoesOn) {
+  Task task = MakeCpuTask(ParseOperator("dense:M=4,N=8,K=8,bias=1"));
+  PlantingBuilder builder(testing::FastBuild(dir_ + "/build"), {{1, Plant::kKilled}});
+  CpuRunner runner(testing::FastRun());
+  Database database(dir_ + "/tuning.db");
+  std::unique_ptr<Tuner> tuner = MakeTuner("random");
+  TuneOptions options;
+  options.max_measurements = 4;
+  options.batch_size = 4;
+  options.seed = 3;
+  options.progress = ProgressMode::kQuiet;
+  TuneSummary summary = Tune(task, *tuner, builder, runner, &database, options);
+
+  EXPECT_EQ(summary.by_status[MeasureStatus::kRuntimeDevice], 1);
+  EXPECT_EQ(summary.by_status[MeasureStatus::kOk], 3);
+  EXPECT_EQ(runner.workers_started(), 2);  // a new worker for the candidates after it
+  std::vector<TuningRecord> records = database.Records(task.WorkloadKey());
+  ASSERT_EQ(records.size(), 4u);
+  ASSERT_EQ(records[1].status, MeasureStatus::kRuntimeDevice);
+  EXPECT_NE(records[1].error.find("signal 9"), std::string::npos) << records[1].error;
+  EXPECT_NE(records[1].error.find("out-of-memory killer"), std::string::npos) << records[1].error;
 }
 
 TEST_F(IsolationTest, CompilerErrorsAreAttributedToTheirCandidate) {

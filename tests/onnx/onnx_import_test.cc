@@ -159,6 +159,22 @@ TEST(OnnxImport, UnsupportedOpOpsetAndFilesAreOneClearError) {
   EXPECT_NE(error.find("/nonexistent/model.onnx: cannot open"), std::string::npos) << error;
 }
 
+// Two files the fuzzer made (docs/fuzzing.md) that crashed the process inside libonnx's shape
+// inference: a windowed node with a zero in its window attributes (SIGFPE), refused before the
+// inference; and one whose Conv makes libonnx follow a null pointer (SIGSEGV), which the
+// inference's child process turns into an error about the file.
+TEST(OnnxImport, FilesThatCrashOnnxShapeInferenceAreErrorsNotCrashes) {
+  std::string error = ErrorOf([] { ImportOnnx(Model("fuzz_conv_zero_window")); });
+  EXPECT_NE(error.find("fuzz_conv_zero_window.onnx: "), std::string::npos) << error;
+  EXPECT_NE(error.find("; accepted: positive integers"), std::string::npos) << error;
+  error = ErrorOf([] { ImportOnnx(Model("fuzz_conv_null_read")); });
+  EXPECT_NE(error.find("fuzz_conv_null_read.onnx: ONNX shape inference crashed on this file"),
+            std::string::npos)
+      << error;
+  // The good files still import after a crash in the child.
+  EXPECT_EQ(ErrorOf([] { ImportOnnx(Model("residual_block")); }), "(no error)");
+}
+
 TEST(OnnxImport, InputShapeSyntaxAndOnnxPaths) {
   const auto [name, dims] = ParseInputShape("input=1x3x224x224");
   EXPECT_EQ(name, "input");
