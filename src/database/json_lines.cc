@@ -182,7 +182,8 @@ ParsedFile ParseLines(std::istream& in, const std::string& source_name) {
     Json line;
     try {
       line = Json::parse(text);
-    } catch (const Json::parse_error& error) {
+      // parse_error, or out_of_range for a number too large for a double
+    } catch (const Json::exception& error) {
       std::string what = error.what();
       size_t column = what.find("column ");
       throw Error(where + ": not valid JSON: " +

@@ -18,7 +18,8 @@ Json ReadDataFile(const std::string& path, const std::string& what, const std::s
   Json json;
   try {
     json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
+    // parse_error, or out_of_range for a number too large for a double
+  } catch (const Json::exception& e) {
     throw Error(fmt::format("{} '{}' is not valid JSON: {}", what, path, e.what()));
   }
   return json;

@@ -150,6 +150,8 @@ T1Space LoadT1File(const std::string& path) {
     document = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw Error(path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const Json::exception& e) {  // out_of_range: a number too large for a double
+    throw Error(path + ": not valid JSON: " + e.what());
   }
   if (!document.is_object()) throw Error(path + ": a T1 file is a JSON object");
   T1Space t1;

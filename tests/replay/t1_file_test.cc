@@ -83,6 +83,7 @@ TEST(T1File, MalformedFilesNameThePathAndField) {
   };
   const Case cases[] = {
       {"not_json.json", "{", "not valid JSON"},
+      {"huge_number.json", "99999e999", "not valid JSON"},  // found by the t1 fuzz target
       {"no_space.json", R"({"General": {}})", "ConfigurationSpace"},
       {"no_values.json", R"({"ConfigurationSpace": {"TuningParameters": [{"Name": "a"}]}})",
        "TuningParameters[0] 'a' has no \"Values\""},

@@ -273,7 +273,8 @@ std::vector<GpuSpec> SpecsFromFile(const std::string& path) {
   Json json;
   try {
     json = Json::parse(in);
-  } catch (const Json::parse_error& e) {
+    // parse_error, or out_of_range for a number too large for a double
+  } catch (const Json::exception& e) {
     throw Error(fmt::format("GPU spec file '{}' is not valid JSON: {}", path, e.what()));
   }
   std::vector<GpuSpec> specs;
