@@ -66,6 +66,16 @@ class PlantingBuilder : public Builder {
   int seen_ = 0;
 };
 
+// `measurements` in batches of 4, seed 3, no progress output.
+TuneOptions QuietRandomRun(int64_t measurements) {
+  TuneOptions options;
+  options.max_measurements = measurements;
+  options.batch_size = 4;
+  options.seed = 3;
+  options.progress = ProgressMode::kQuiet;
+  return options;
+}
+
 class IsolationTest : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = testing::MakeTempDir("glimpse-cpu-isolation"); }
@@ -82,12 +92,8 @@ TEST_F(IsolationTest, CrashHangAndWrongKernelsAreStatusesAndTheRunGoesOn) {
   CpuRunner runner(run_options);
   Database database(dir_ + "/tuning.db");
   std::unique_ptr<Tuner> tuner = MakeTuner("random");
-  TuneOptions options;
-  options.max_measurements = 8;
-  options.batch_size = 4;
-  options.seed = 3;
-  options.progress = ProgressMode::kQuiet;
-  TuneSummary summary = Tune(task, *tuner, builder, runner, &database, options);
+  TuneSummary summary =
+      Tune(task, *tuner, builder, runner, &database, QuietRandomRun(/*measurements=*/8));
 
   EXPECT_EQ(summary.measurements, 8);
   EXPECT_EQ(summary.by_status[MeasureStatus::kRuntimeDevice], 1);
@@ -124,12 +130,8 @@ TEST_F(IsolationTest, AWorkerKilledFromOutsideIsAFailedCandidateAndTheRunGoesOn)
   CpuRunner runner(testing::FastRun());
   Database database(dir_ + "/tuning.db");
   std::unique_ptr<Tuner> tuner = MakeTuner("random");
-  TuneOptions options;
-  options.max_measurements = 4;
-  options.batch_size = 4;
-  options.seed = 3;
-  options.progress = ProgressMode::kQuiet;
-  TuneSummary summary = Tune(task, *tuner, builder, runner, &database, options);
+  TuneSummary summary =
+      Tune(task, *tuner, builder, runner, &database, QuietRandomRun(/*measurements=*/4));
 
   EXPECT_EQ(summary.by_status[MeasureStatus::kRuntimeDevice], 1);
   EXPECT_EQ(summary.by_status[MeasureStatus::kOk], 3);

@@ -76,6 +76,19 @@ class FakeTarget : public Target {
   mutable std::map<std::string, double> runner_timeouts;
 };
 
+// (tile, strategy) of each record of `task` in the database at `db_path`, in commit order.
+using Tiles = std::vector<std::pair<int64_t, std::string>>;
+Tiles TilesMeasured(const FakeTarget& target, const std::string& db_path, const TaskOutcome& task) {
+  Tiles out;
+  Database database(db_path);
+  const ConfigSpace space = target.MakeTask(task.task.op).space;
+  for (const TuningRecord& record : database.Records(task.workload_key)) {
+    out.emplace_back(ConfigView(space, space.ConfigFromJson(record.config)).Int("tile"),
+                     record.strategy);
+  }
+  return out;
+}
+
 std::vector<ModelLayer> Layers() {
   return {{"fc1", ParseOperator("dense:M=1,N=16,K=32")},
           {"dw", ParseOperator("depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3")},
@@ -264,16 +277,8 @@ TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
     return result;
   };
   const auto tiles = [&](const std::string& db_name, const TaskOutcome& task) {
-    std::vector<std::pair<int64_t, std::string>> out;
-    Database database(dir + "/" + db_name);
-    const ConfigSpace space = target.MakeTask(task.task.op).space;
-    for (const TuningRecord& record : database.Records(task.workload_key)) {
-      out.emplace_back(ConfigView(space, space.ConfigFromJson(record.config)).Int("tile"),
-                       record.strategy);
-    }
-    return out;
+    return TilesMeasured(target, dir + "/" + db_name, task);
   };
-  using Tiles = std::vector<std::pair<int64_t, std::string>>;
 
   // Two seeds each: task 1 measured tiles 1, 2, 4 (grid order), so task 2 measures its sibling's
   // two fastest first (4, then 2) and then the grid's first new one; task 4 the two fastest of
@@ -349,16 +354,8 @@ TEST(TuneTasksTest, TheSiblingSweepBringsALaterSiblingsBestBackToAnEarlierTask) 
     return tasks;
   };
   const auto tiles = [&](const std::string& db_name, const TaskOutcome& task) {
-    std::vector<std::pair<int64_t, std::string>> out;
-    Database database(dir + "/" + db_name);
-    const ConfigSpace space = target.MakeTask(task.task.op).space;
-    for (const TuningRecord& record : database.Records(task.workload_key)) {
-      out.emplace_back(ConfigView(space, space.ConfigFromJson(record.config)).Int("tile"),
-                       record.strategy);
-    }
-    return out;
+    return TilesMeasured(target, dir + "/" + db_name, task);
   };
-  using Tiles = std::vector<std::pair<int64_t, std::string>>;
 
   // The grid measures tiles 1, 2, 4 on tasks 1-3 and 1, 2, 4, 8 on task 4. The sweep then gives
   // task 1 the two fastest of tasks 2 (4, 2) and 4 (8, 4): only 8 is new to it.
