@@ -112,7 +112,12 @@ for name in "${targets[@]}"; do
   size=$(find "$corpus" -type f | wc -l)
   echo "fuzz.sh: $name: ${runs:-?} inputs in ${seconds} s, corpus $size files: $status (log $log)"
   rows+=("| $name | ${runs:-?} | $size | $status |")
-  [[ $status == ok ]] || failed+=("$name")
+  if [[ $status != ok ]]; then
+    failed+=("$name")
+    # The finding itself (sanitizer report, stack, the input's file): CI keeps only this output.
+    echo "fuzz.sh: $name: the end of its log:" >&2
+    grep -v -E '^#[0-9]+\s' "$log" | tail -n 60 >&2
+  fi
 done
 if [[ -n "$report" ]]; then
   {

@@ -64,6 +64,15 @@ struct PerfModelShape {
   int readout_hidden = 0;  // 0: a linear readout (the paper's); n: one ReLU layer of n first
 };
 
+// The largest shape a model may have: far above any trained one (hidden 32–256, 3 hops), and low
+// enough that a corrupt or hostile file is refused before it allocates gigabytes of weights.
+constexpr int kPerfModelMaxWidth = 4096;
+constexpr int kPerfModelMaxHops = 16;
+
+// Throws Error naming `where` unless 1 ≤ hidden ≤ kPerfModelMaxWidth, 0 ≤ hops ≤ kPerfModelMaxHops
+// and 0 ≤ readout_hidden ≤ kPerfModelMaxWidth.
+void CheckPerfModelShape(const PerfModelShape& shape, const std::string& where);
+
 // The internals (layers, normalisation) live in src/perf/perf_network.h.
 struct PerfModelState;
 

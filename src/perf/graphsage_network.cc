@@ -198,19 +198,24 @@ float ForwardGraph(const PerfModelState& s, const ProgramGraph& graph) {
 
 namespace {
 
-PerfDenseLayer ZeroLayer(int inputs, int outputs) {
+PerfDenseLayer ZeroLayer(int inputs, int outputs, bool allocate) {
   PerfDenseLayer layer;
   layer.inputs = inputs;
   layer.outputs = outputs;
-  layer.weight.assign(size_t(inputs) * outputs, 0.0f);
-  layer.bias.assign(outputs, 0.0f);
-  layer.Finish();
+  if (allocate) {
+    layer.weight.assign(size_t(inputs) * outputs, 0.0f);
+    layer.bias.assign(outputs, 0.0f);
+    layer.Finish();
+  }
   return layer;
 }
 
 }  // namespace
 
-PerfModelState EmptyPerfModelState(const PerfModelShape& shape) {
+PerfModelState EmptyPerfModelState(const PerfModelShape& shape, bool allocate_weights) {
+  auto zero_layer = [&](int inputs, int outputs) {
+    return ZeroLayer(inputs, outputs, allocate_weights);
+  };
   PerfModelState s;
   s.shape = shape;
   const int h = shape.hidden;
@@ -218,22 +223,22 @@ PerfModelState EmptyPerfModelState(const PerfModelShape& shape) {
   s.normalisation.feature_std.assign(kProgramGraphFeatureWidth, 1.0f);
   s.normalisation.tile_mean.assign(kTileFeatures, 0.0f);
   s.normalisation.tile_std.assign(kTileFeatures, 1.0f);
-  s.embed = ZeroLayer(kProgramGraphFeatureWidth, h);
+  s.embed = zero_layer(kProgramGraphFeatureWidth, h);
   if (shape.architecture == PerfModelArchitecture::kGraphSage) {
     for (int hop = 0; hop < shape.hops; ++hop) {
       s.message.emplace_back();
-      for (int r = 0; r < kPerfModelRelations; ++r) s.message.back().push_back(ZeroLayer(h, h));
-      s.combine.push_back(ZeroLayer((1 + kPerfModelRelations) * h, h));
+      for (int r = 0; r < kPerfModelRelations; ++r) s.message.back().push_back(zero_layer(h, h));
+      s.combine.push_back(zero_layer((1 + kPerfModelRelations) * h, h));
     }
   } else {
-    s.lstm_input = ZeroLayer(h, 4 * h);
-    s.lstm_recurrent = ZeroLayer(h, 4 * h);
+    s.lstm_input = zero_layer(h, 4 * h);
+    s.lstm_recurrent = zero_layer(h, 4 * h);
   }
   if (shape.readout_hidden > 0) {
-    s.readout_hidden = ZeroLayer(s.KernelWidth(), shape.readout_hidden);
-    s.readout = ZeroLayer(shape.readout_hidden, 1);
+    s.readout_hidden = zero_layer(s.KernelWidth(), shape.readout_hidden);
+    s.readout = zero_layer(shape.readout_hidden, 1);
   } else {
-    s.readout = ZeroLayer(s.KernelWidth(), 1);
+    s.readout = zero_layer(s.KernelWidth(), 1);
   }
   return s;
 }

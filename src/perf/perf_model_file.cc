@@ -92,6 +92,17 @@ PerfModelArchitecture ParsePerfModelArchitecture(const std::string& name) {
   throw Error(fmt::format("unknown performance model '{}'; known: graphsage, lstm", name));
 }
 
+void CheckPerfModelShape(const PerfModelShape& shape, const std::string& where) {
+  if (shape.hidden < 1 || shape.hidden > kPerfModelMaxWidth || shape.hops < 0 ||
+      shape.hops > kPerfModelMaxHops || shape.readout_hidden < 0 ||
+      shape.readout_hidden > kPerfModelMaxWidth) {
+    throw Error(
+        fmt::format("{}: hidden {}, hops {}, readout_hidden {}: expected 1–{}, 0–{} and 0–{}",
+                    where, shape.hidden, shape.hops, shape.readout_hidden, kPerfModelMaxWidth,
+                    kPerfModelMaxHops, kPerfModelMaxWidth));
+  }
+}
+
 PerfModel::PerfModel(std::shared_ptr<const PerfModelState> state) : state_(std::move(state)) {
   if (!state_) throw Error("PerfModel: no network");
 }
@@ -162,11 +173,9 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
   shape.hidden = Field<int>(hyper, "hidden", hyper_where);
   shape.hops = Field<int>(hyper, "hops", hyper_where);
   shape.readout_hidden = Field<int>(hyper, "readout_hidden", hyper_where);
-  if (shape.hidden < 1 || shape.hops < 0 || shape.readout_hidden < 0) {
-    throw Error(fmt::format("{}: hidden {}, hops {}, readout_hidden {}: expected ≥ 1, ≥ 0, ≥ 0",
-                            hyper_where, shape.hidden, shape.hops, shape.readout_hidden));
-  }
-  auto state = std::make_shared<PerfModelState>(perf::EmptyPerfModelState(shape));
+  CheckPerfModelShape(shape, hyper_where);
+  auto state = std::make_shared<PerfModelState>(
+      perf::EmptyPerfModelState(shape, /*allocate_weights=*/false));
 
   const Json norm_json = Field<Json>(json, "normalisation", origin);
   const std::string norm_where = origin + ": normalisation";

@@ -83,8 +83,10 @@ std::array<float, kTileFeatures> StandardisedTile(const PerfNormalisation& norm,
 // The network's output for one graph: the standardised ln time (before target_mean/std).
 float ForwardGraph(const PerfModelState& state, const ProgramGraph& graph);
 
-// Creates the layers of `shape` with zero weights (training copies its own in).
-PerfModelState EmptyPerfModelState(const PerfModelShape& shape);
+// Creates the layers of `shape` with zero weights (training copies its own in). Without
+// `allocate_weights` the layers know their sizes but hold no weights: what a file's reader fills,
+// so that memory follows the file's contents rather than the shape it declares.
+PerfModelState EmptyPerfModelState(const PerfModelShape& shape, bool allocate_weights = true);
 
 }  // namespace perf
 }  // namespace glimpse

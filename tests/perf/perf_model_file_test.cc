@@ -109,6 +109,33 @@ TEST(PerfModelFileTest, RefusesAMisSizedLayer) {
 }
 
 // `file:PATH` in the evaluation predicts what the model file does for each record's program.
+// A file may declare any shape; one far beyond what training makes is refused before the weights
+// are allocated (a fuzzed file with hops 10^9 once asked for terabytes).
+TEST(PerfModelFileTest, RefusesAnAbsurdShapeBeforeAllocating) {
+  const Json good = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 2).ToJson();
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, int>>{{"hidden", kPerfModelMaxWidth + 1},
+                                                {"hops", 1000000000},
+                                                {"readout_hidden", 1 << 30},
+                                                {"hidden", 0},
+                                                {"hops", -1}}) {
+    Json json = good;
+    json["hyperparameters"][field] = value;
+    const std::string path = TempPath("shape.json");
+    WriteJsonFileAtomically(path, json, "test model");
+    try {
+      PerfModel::Load(path);
+      FAIL() << "loaded " << field << " " << value;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": hyperparameters"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("expected 1–4096, 0–16 and 0–4096"), std::string::npos)
+          << e.what();
+    }
+    std::filesystem::remove(path);
+  }
+}
+
 TEST(PerfModelFileTest, FilePredictorPredictsTheModelsTimes) {
   const std::string path = TempPath("file_predictor.json");
   const PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);

@@ -189,14 +189,13 @@ PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
                          const PerfModelTrainOptions& options, PerfModelTrainReport* report_out,
                          std::ostream* progress) {
   if (examples.empty()) throw Error("train perf-model: no examples to train on");
-  if (options.epochs < 1 || options.batch_size < 1 || options.shape.hidden < 1 ||
-      options.shape.hops < 0 || options.shape.readout_hidden < 0 ||
-      !(options.learning_rate > 0.0) || options.rank_loss_weight < 0.0 ||
-      options.validation_fraction < 0.0 || options.validation_fraction >= 1.0 ||
-      options.patience < 0) {
+  CheckPerfModelShape(options.shape, "train perf-model");
+  if (options.epochs < 1 || options.batch_size < 1 || !(options.learning_rate > 0.0) ||
+      options.rank_loss_weight < 0.0 || options.validation_fraction < 0.0 ||
+      options.validation_fraction >= 1.0 || options.patience < 0) {
     throw Error(
-        "train perf-model: options out of range (epochs, batch size, hidden ≥ 1; hops, "
-        "readout hidden, rank-loss weight, patience ≥ 0; learning rate > 0; validation fraction in "
+        "train perf-model: options out of range (epochs, batch size ≥ 1; rank-loss weight, "
+        "patience ≥ 0; learning rate > 0; validation fraction in "
         "[0, 1))");
   }
   const auto start = std::chrono::steady_clock::now();
