@@ -9,7 +9,7 @@
 # Usage: scripts/fuzz.sh [--seconds S] [--only NAME[,NAME…]] [--report FILE]
 #   --seconds  time per target (default 60)
 #   --only     some targets: operator, restriction, json_lines, recorded_space, t1, study,
-#              model_file, onnx
+#              model_file, onnx, hardware_model, worker_protocol
 #   --report   also write a Markdown table (target, inputs run, corpus size, result) to FILE
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +25,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "fuzz.sh: unknown argument '$1'; known: --seconds, --only, --report" >&2; exit 2 ;;
   esac
 done
-targets=(operator restriction json_lines recorded_space t1 study model_file onnx)
+targets=(operator restriction json_lines recorded_space t1 study model_file onnx hardware_model
+         worker_protocol)
 if [[ -n "$only" ]]; then
   IFS=, read -r -a wanted <<< "$only"
   for name in "${wanted[@]}"; do
@@ -92,6 +93,55 @@ PY
           awk '{ print > ("'"$dir"'/record-" NR ".json") }'; } || true ;;
     onnx)
       cp tests/data/onnx/*.onnx "$dir/" ;;
+    hardware_model)
+      # The shipped files, the networks cut to 2 wide (libFuzzer mutates small inputs best) and
+      # the GPU table to 3 GPUs; the weights keep their sizes' consistency, not their meaning.
+      cp data/models/validity.json data/hardware/blueprint.json "$dir/"
+      python3 - "$dir" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def narrow(path, widths):
+    model = json.load(open(path))
+    for key, value in widths.items():
+        model["network"][key] = 2
+    for layer in model["weights"].values():
+        if not isinstance(layer, dict):
+            continue
+        layer["inputs"] = 2 if layer["inputs"] in widths.values() else layer["inputs"]
+        layer["outputs"] = 2 if layer["outputs"] in widths.values() else layer["outputs"]
+        layer["weight"] = layer["weight"][: layer["inputs"] * layer["outputs"]]
+        layer["bias"] = layer["bias"][: layer["outputs"]]
+    model.pop("training", None)
+    return model
+prior = json.load(open("data/models/prior.json"))["network"]
+json.dump(narrow("data/models/prior.json", {"hidden": prior["hidden"], "embedding": prior["embedding"]}),
+          open(os.path.join(out, "prior-narrow.json"), "w"))
+acquisition = json.load(open("data/models/acquisition.json"))["network"]
+json.dump(narrow("data/models/acquisition.json", {"hidden": acquisition["hidden"]}),
+          open(os.path.join(out, "acquisition-narrow.json"), "w"))
+table = json.load(open("data/hardware/gpus.json"))
+table["gpus"] = table["gpus"][:3]
+json.dump(table, open(os.path.join(out, "gpus-3.json"), "w"))
+json.dump({"budget": 64, "initial_size": 8, "pool_size": 512, "kernel": "gemm",
+           "device": "A100", "acquisition": "learned"}, open(os.path.join(out, "options.json"), "w"))
+PY
+      ;;
+    worker_protocol)
+      python3 - "$dir" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+request = {"artifact": "/tmp/unit.so:kernel", "op": {"op": "dense", "M": 4, "N": 8, "K": 16},
+           "warmup": 1, "min_repeats": 3, "min_time_s": 0.05, "max_repeats": 200,
+           "flush_bytes": 0, "rtol": 0.001, "seed": 1}
+lines = {"request": [request, request],
+         "hello": [{"ready": True, "device": "NVIDIA H100 80GB HBM3", "l2_bytes": 52428800}],
+         "no-device": [{"ready": False, "error": "no CUDA device", "no_device": True}],
+         "answer": [{"status": "ok", "samples": [1e-3, 1.1e-3]},
+                    {"status": "runtime-device", "error": "illegal address", "fatal": True}]}
+for name, messages in lines.items():
+    open(os.path.join(out, name), "w").write("".join(json.dumps(m) + "\n" for m in messages))
+PY
+      ;;
   esac
 }
 

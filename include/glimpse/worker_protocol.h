@@ -88,6 +88,11 @@ Json MeasureAnswerToJson(const MeasureAnswer& answer);
 // Throws Error for a missing or unknown status, or malformed samples.
 MeasureAnswer MeasureAnswerFromJson(const Json& json);
 
+// One line of the protocol (without its newline): `message` as compact JSON, with any invalid
+// UTF-8 in its strings (a compiler's message or a path in another encoding) replaced by U+FFFD,
+// so that writing a line never throws.
+std::string ProtocolLine(const Json& message);
+
 // The worker's side after its hello: reads request lines from `in` until end of file, answers
 // each on `out` (flushed) with `measure`'s answer. A request that cannot be read, or a `measure`
 // that throws, is answered with status unknown and the error. Returns after a fatal answer.

@@ -186,7 +186,7 @@ struct MeasureWorker::Impl {
     if (build.status != MeasureStatus::kOk) return finish(build.status, build.error);
     std::string line;
     try {
-      line = MeasureRequestToJson(make_request()).dump() + "\n";
+      line = ProtocolLine(MeasureRequestToJson(make_request())) + "\n";
     } catch (const Error& error) {
       return finish(MeasureStatus::kInstantiation, error.what());
     }

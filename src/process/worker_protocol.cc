@@ -93,6 +93,10 @@ MeasureAnswer MeasureAnswerFromJson(const Json& json) {
   return answer;
 }
 
+std::string ProtocolLine(const Json& message) {
+  return message.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 void ServeRequests(std::istream& in, std::ostream& out,
                    const std::function<MeasureAnswer(const MeasureRequest&)>& measure) {
   std::string line;
@@ -104,7 +108,7 @@ void ServeRequests(std::istream& in, std::ostream& out,
       answer.status = MeasureStatus::kUnknown;
       answer.error = std::string("worker: ") + error.what();
     }
-    out << MeasureAnswerToJson(answer).dump() << std::endl;
+    out << ProtocolLine(MeasureAnswerToJson(answer)) << std::endl;
     if (answer.fatal) return;
   }
 }

@@ -166,6 +166,38 @@ TEST(WorkerProtocolTest, TheRequestLoopAnswersEveryLineAndStopsAfterAFatalAnswer
   EXPECT_TRUE(answers[3].fatal);
 }
 
+// A line that is not UTF-8, or an error message that is not (a compiler's output in another
+// encoding), is still answered with one JSON line: invalid bytes become U+FFFD, nothing throws.
+TEST(WorkerProtocolTest, BytesThatAreNotUtf8AreAnsweredNotThrown) {
+  std::istringstream in("{\"artifact\": \"\xff\xfe\"}\n\xc3\x28 not json\n{}\n");
+  std::ostringstream out;
+  int calls = 0;
+  ServeRequests(in, out, [&](const MeasureRequest&) {
+    ++calls;
+    return MeasureAnswer{};
+  });
+  EXPECT_EQ(calls, 0);
+  std::istringstream written(out.str());
+  int lines = 0;
+  for (std::string line; std::getline(written, line); ++lines) {
+    const MeasureAnswer answer = MeasureAnswerFromJson(Json::parse(line));
+    EXPECT_EQ(answer.status, MeasureStatus::kUnknown);
+    EXPECT_PRED_FORMAT2(HasPart, answer.error, "worker: ");
+  }
+  EXPECT_EQ(lines, 3);
+
+  MeasureAnswer answer;
+  answer.status = MeasureStatus::kCompileDevice;
+  answer.error =
+      "nvcc: \xe9"
+      "chec \xff";
+  const MeasureAnswer back =
+      MeasureAnswerFromJson(Json::parse(ProtocolLine(MeasureAnswerToJson(answer))));
+  EXPECT_EQ(back.error,
+            "nvcc: \xef\xbf\xbd"
+            "chec \xef\xbf\xbd");
+}
+
 TEST(WorkerProtocolTest, MedianSample) {
   EXPECT_EQ(MedianSample({}), 0);
   EXPECT_EQ(MedianSample({3, 1, 2}), 2);

@@ -199,7 +199,8 @@ int main(int argc, char** argv) {
   // Kernels use OpenMP; keeping its runtime loaded for good means that unloading a kernel never
   // unloads the code its idle thread pool is running.
   dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-  std::cout << glimpse::process::WorkerHelloToJson(glimpse::process::WorkerHello{}).dump()
+  std::cout << glimpse::process::ProtocolLine(
+                   glimpse::process::WorkerHelloToJson(glimpse::process::WorkerHello{}))
             << std::endl;
   glimpse::cpu::Data data;
   glimpse::CacheFlusher flusher;

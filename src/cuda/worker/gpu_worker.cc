@@ -289,7 +289,7 @@ class Worker {
 };
 
 void SayHello(const process::WorkerHello& hello) {
-  std::cout << process::WorkerHelloToJson(hello).dump() << std::endl;
+  std::cout << process::ProtocolLine(process::WorkerHelloToJson(hello)) << std::endl;
 }
 
 }  // namespace
