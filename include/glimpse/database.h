@@ -69,7 +69,13 @@ class Database {
 
   // Opens (creating if `create`) the database at `path`. Throws Error naming the path when it
   // cannot be opened, is not a glimpse database, or has a schema version this build cannot read.
+  // An existing file that cannot be written (a read-only file or folder) is refused, with what
+  // can still read it.
   explicit Database(const std::string& path, bool create = true);
+  // Opens an existing database to read it, even one whose file or folder cannot be written (a
+  // shared or archived database); writing through it throws Error.
+  struct ReadOnly {};
+  Database(const std::string& path, ReadOnly);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

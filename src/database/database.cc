@@ -31,7 +31,13 @@ std::string Database::DefaultPath() {
 
 Database::Database(const std::string& path, bool create) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
-  impl_->connection = database::OpenDatabase(path, create);
+  impl_->connection = database::OpenDatabase(
+      path, create ? database::OpenMode::kCreate : database::OpenMode::kExisting);
+}
+
+Database::Database(const std::string& path, ReadOnly) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  impl_->connection = database::OpenDatabase(path, database::OpenMode::kReadOnly);
 }
 
 Database::~Database() = default;

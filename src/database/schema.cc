@@ -1,5 +1,7 @@
 #include "database/schema.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <set>
 #include <string>
@@ -118,15 +120,71 @@ void CreateSchema(Connection& connection) {
   transaction.Commit();
 }
 
-// Fails plainly on a file that is not SQLite (its first read fails with SQLITE_NOTADB).
-void Probe(Connection& connection) {
+// Fails plainly on a file that is not SQLite (its first read fails with SQLITE_NOTADB). Returns the
+// result code of the first read otherwise (SQLITE_OK, or why it could not read).
+int Probe(Connection& connection) {
   sqlite3_busy_timeout(connection.get(), kBusyTimeoutMs);
   int rc = sqlite3_exec(connection.get(), "SELECT count(*) FROM sqlite_master", nullptr, nullptr,
                         nullptr);
   if ((rc & 0xff) == SQLITE_NOTADB) {
     throw Error("'" + connection.path() + "' is not a glimpse database (not an SQLite file)");
   }
-  if (rc != SQLITE_OK) connection.Fail(rc, "cannot read");
+  return rc;
+}
+
+// A database in WAL mode needs its -wal and -shm files, even to be read; with neither beside it
+// and a folder that cannot be written, SQLite cannot make them and refuses to read.
+bool NeedsWritableFolder(int rc) {
+  return (rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN;
+}
+
+[[noreturn]] void ThrowReadOnly(const std::string& path) {
+  throw Error("database '" + path +
+              "' is read-only (its file or its folder cannot be written): this command records "
+              "into it; give another --db, or make the file and its folder writable ('glimpse "
+              "db list' and 'db export' read a read-only database as it is)");
+}
+
+bool Writable(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return ::access(path.c_str(), W_OK) == 0 &&
+         ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+}
+
+// Opens an existing database for reading. A writable one is opened as usual with writes refused
+// (query_only), so that its last reader removes the WAL files as a writer would. Otherwise it is
+// opened read-only, and when SQLite cannot set up the WAL files there (a read-only folder without
+// them), as immutable: read as it is, without the files that coordinate with writers; a read-only
+// folder has none.
+std::unique_ptr<Connection> OpenForReading(const std::string& path) {
+  if (Writable(path)) {
+    auto connection = std::make_unique<Connection>(path, SQLITE_OPEN_READWRITE);
+    if (const int rc = Probe(*connection); rc != SQLITE_OK) connection->Fail(rc, "cannot read");
+    connection->Exec("PRAGMA query_only = ON");
+    return connection;
+  }
+  auto connection = std::make_unique<Connection>(path, SQLITE_OPEN_READONLY);
+  const int rc = Probe(*connection);
+  if (rc == SQLITE_OK) return connection;
+  if (!NeedsWritableFolder(rc)) connection->Fail(rc, "cannot read");
+  connection.reset();
+  std::string uri = "file:";
+  for (const char c : fs::absolute(path).string()) {
+    // Percent-encode what a URI would read as its own syntax.
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      const auto byte = static_cast<unsigned char>(c);
+      uri += {'%', kHex[byte >> 4], kHex[byte & 15]};
+    } else {
+      uri += c;
+    }
+  }
+  uri += "?immutable=1";
+  connection = std::make_unique<Connection>(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);
+  if (const int again = Probe(*connection); again != SQLITE_OK) {
+    connection->Fail(again, "cannot read");
+  }
+  return connection;
 }
 
 void Configure(Connection& connection) {
@@ -153,8 +211,9 @@ bool IsReservedMetaKey(const std::string& key) {
   return key == "schema_version" || key == "application";
 }
 
-std::unique_ptr<Connection> OpenDatabase(const std::string& path, bool create) {
+std::unique_ptr<Connection> OpenDatabase(const std::string& path, OpenMode mode) {
   if (path.empty()) throw Error("database path is empty; give a file name such as 'glimpse.db'");
+  const bool create = mode == OpenMode::kCreate;
   const bool in_memory = path == ":memory:";
   std::error_code ec;
   const bool existed = in_memory || fs::exists(path, ec);
@@ -169,11 +228,24 @@ std::unique_ptr<Connection> OpenDatabase(const std::string& path, bool create) {
                   "' does not exist");
     }
   }
+  if (mode == OpenMode::kReadOnly && !in_memory) {
+    std::unique_ptr<Connection> connection = OpenForReading(path);
+    if (!CheckSchema(*connection)) {
+      throw Error("'" + path + "' is not a glimpse database (it is empty)");
+    }
+    return connection;
+  }
+  // Said before SQLite tries: its own words for this case ("attempt to write a readonly
+  // database" from a first read) do not say what to do.
+  if (existed && !in_memory && !Writable(path)) ThrowReadOnly(path);
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   std::unique_ptr<Connection> connection;
   try {
     connection = std::make_unique<Connection>(path, flags);
-    Probe(*connection);
+    if (const int rc = Probe(*connection); rc != SQLITE_OK) {
+      if (existed && NeedsWritableFolder(rc)) ThrowReadOnly(path);
+      connection->Fail(rc, "cannot read");
+    }
     // Checked before Configure, which would write a header into an empty file.
     bool has_schema = CheckSchema(*connection);
     if (!has_schema && !create) {

@@ -6,13 +6,14 @@
 
 namespace glimpse::database {
 
-Connection::Connection(const std::string& path, int flags) : path_(path) {
+Connection::Connection(const std::string& path, int flags, const std::string& name)
+    : path_(name.empty() ? path : name) {
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw Error("cannot open database '" + path + "': " + message);
+    throw Error("cannot open database '" + path_ + "': " + message);
   }
   sqlite3_extended_result_codes(db_, 1);
 }

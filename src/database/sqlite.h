@@ -13,8 +13,9 @@ namespace glimpse::database {
 
 class Connection {
  public:
-  // sqlite3_open_v2 with `flags` (SQLITE_OPEN_*). Throws Error naming `path` on failure.
-  Connection(const std::string& path, int flags);
+  // sqlite3_open_v2 of `path` (a file name, or a URI with SQLITE_OPEN_URI) with `flags`
+  // (SQLITE_OPEN_*). Errors name `name`, or `path` when no name is given.
+  Connection(const std::string& path, int flags, const std::string& name = "");
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -60,6 +60,24 @@ TEST(DatabaseOpen, CreatesAndReopensWithContent) {
   EXPECT_EQ(db.Records("k1").size(), 1u);
 }
 
+// The reading commands' way in (db list, export, compile): reads what is there, also while a
+// writer has it open, and refuses to write. Files nobody may write: tests/chaos/read_only.sh.
+TEST(DatabaseOpen, ReadOnlyReadsWhatIsThereAndRefusesWrites) {
+  std::string path = NewDatabasePath();
+  Database writer(path);
+  writer.PutWorkload(MakeWorkload("k1"));
+  writer.CommitBatch({MakeRecord("k1", "cpu", "h1", 0.5, 100.0)});
+  Database reader(path, Database::ReadOnly{});
+  EXPECT_EQ(reader.Records("k1").size(), 1u);
+  writer.CommitBatch({MakeRecord("k1", "cpu", "h2", 0.25, 101.0)});
+  EXPECT_EQ(reader.Records("k1").size(), 2u);
+  EXPECT_THROW(reader.CommitBatch({MakeRecord("k1", "cpu", "h3", 0.1, 102.0)}), Error);
+  EXPECT_EQ(writer.Records("k1").size(), 2u);
+  ExpectErrorMentioning([&] { Database(path + ".missing", Database::ReadOnly{}); },
+                        {path + ".missing", "does not exist"});
+  EXPECT_FALSE(fs::exists(path + ".missing"));
+}
+
 TEST(DatabaseOpen, UsesWriteAheadLogAndForeignKeys) {
   std::string path = NewDatabasePath();
   Database db(path);

@@ -72,7 +72,7 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
   std::optional<Database> database;
   if (!db.empty()) {
     if (!fs::exists(db)) throw Error("--db '" + db + "': no such file");
-    database.emplace(db, /*create=*/false);
+    database.emplace(db, Database::ReadOnly{});
   }
   CompileModelOptions options;
   options.out_dir = dir;

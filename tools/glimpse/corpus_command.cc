@@ -205,7 +205,7 @@ void RunMeasure(const CorpusFlags& flags) {
 
 void RunExport(const CorpusFlags& flags) {
   if (flags.output.empty()) throw Error("--out FILE is required (e.g. data/corpus/x.jsonl.gz)");
-  Database database(flags.database, /*create=*/false);
+  Database database(flags.database, Database::ReadOnly{});
   PerfCorpus corpus = ExportPerfCorpus(database, flags.device);
   if (corpus.records.empty()) {
     throw Error(database.path() + " holds no CPU records" +

@@ -29,7 +29,8 @@ struct DatabaseFlags {
 };
 
 // Opens an existing database for reading: a missing file is an error, not a new empty database.
-Database OpenExisting(const std::string& path) { return Database(path, /*create=*/false); }
+// The commands that only read open the database read-only: they work on a file nobody may write.
+Database OpenExisting(const std::string& path) { return Database(path, Database::ReadOnly{}); }
 
 // The one workload whose key starts with `prefix`; Error when none or several match.
 WorkloadEntry FindWorkload(const Database& database, const std::string& prefix) {
