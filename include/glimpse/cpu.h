@@ -66,6 +66,11 @@ std::string CpuDeviceName();
 
 // EmitCpp(MakeCpuNest(OperatorFromJson(task.description), task.space, config), symbol).
 std::string GenerateCpuKernel(const Task& task, const Config& config, const std::string& symbol);
+// GenerateCpuKernel for measuring here: Error (the builder's `instantiation` status) when the
+// configuration's workspace (its packed weights and heap scratch) would not fit in `available`
+// bytes beside what the runner holds to measure it (≤ 0: unknown, not checked).
+std::string GenerateCpuKernelToMeasure(const Task& task, const Config& config,
+                                       const std::string& symbol, double available);
 
 // ---- Builder
 
@@ -114,6 +119,8 @@ class CpuBuilder : public Builder {
  private:
   CpuBuilderOptions options_;
   int64_t next_unit_ = 0;
+  // This machine's memory, read once: the bound on a configuration's workspace.
+  int64_t usable_memory_ = 0;
 };
 
 // ---- Runner

@@ -234,6 +234,9 @@ struct LoopNest {
   // each rounded up to 16 floats so that every tensor starts 64-byte aligned).
   int64_t PreparedFloats() const;
   int64_t PreparedOffset(int tensor) const;
+  // Floats of the kTemp tensors the kernel allocates on the heap for a whole call (those not
+  // scoped to a loop): its padded and packed copies.
+  int64_t HeapTempFloats() const;
   // 1 + the largest input_index: the number of inputs the kernel is given, before the prepared
   // buffer.
   int NumInputs() const;

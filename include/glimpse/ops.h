@@ -98,6 +98,29 @@ OperatorBytes OperatorTensorBytes(const Operator& op);
 // memory: "conv2d:…: its tensors take 4.4 TB (inputs 2.2 TB, output 2.2 TB), more than the
 // 23.4 GiB of <where>; it cannot be measured there".
 void CheckOperatorFitsMemory(const Operator& op, double available, const std::string& where);
+// What a runner holds in memory to measure the operator, besides the kernel's own workspace: its
+// tensors, the exact reference result the output is checked against (a double value and a double
+// magnitude per output element, glimpse/reference.h) and the buffer written between timed runs
+// to flush the caches.
+struct MeasurementBytes {
+  OperatorBytes tensors;
+  double reference = 0;
+  double flush = 0;
+  double Total() const { return tensors.Total() + reference + flush; }
+};
+MeasurementBytes OperatorMeasurementBytes(const Operator& op, double flush_bytes);
+// CheckOperatorFitsMemory, then the whole measurement: "dense:…: measuring it takes 30.1 GiB (its
+// tensors 10.0 GiB, the reference its output is checked against 20.0 GiB, the cache flush
+// 128.0 MiB), more than the 23.4 GiB of <where>; it cannot be measured there".
+void CheckMeasurementFitsMemory(const Operator& op, const MeasurementBytes& bytes, double available,
+                                const std::string& where);
+// Throws Error when a configuration's workspace — `prepared_bytes` of weights packed before the
+// timed runs and `scratch_bytes` the kernel allocates per call — does not fit in `available`
+// bytes beside the measurement's own (≤ 0: unknown, nothing checked): "the configuration's
+// workspace takes 6.0 GiB (packed weights …, scratch …); with the 20.1 GiB the measurement holds,
+// more than the 23.4 GiB of <where>".
+void CheckWorkspaceFitsMemory(const MeasurementBytes& measurement, double prepared_bytes,
+                              double scratch_bytes, double available, const std::string& where);
 // A human size: "812 B", "3.2 KiB", "23.4 GiB", "4.4 TiB".
 std::string FormatBytes(double bytes);
 // 2 · the multiply-adds whose input tap lies inside the image: what a convolution that skips the

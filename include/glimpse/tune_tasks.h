@@ -54,9 +54,14 @@ struct TaskOutcome {
 };
 
 // The tasks of `layers` on `target`: one per distinct operator (ExtractTasks), with its workload
-// key, or the reason its operator has no template there. Throws Error when no operator can be
-// tuned ("no operator can be tuned on cuda: <op>: <why>").
+// key, or the reason it cannot be tuned there (no template, more memory than the device has, a
+// space without a valid configuration). Throws Error when no operator can be tuned ("no operator
+// can be tuned on cuda: <op>: <why>").
 std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<ModelLayer>& layers);
+// Throws Error when `task`'s space (on `target`, named in the message) has no valid
+// configuration: exactly for spaces of up to 2^22 configurations, after 10^6 uniform draws for
+// larger ones.
+void RequireValidConfiguration(const Task& task, const std::string& target);
 
 struct TuneTasksOptions {
   std::string tuner = "random";  // registry name (MakeTuner)

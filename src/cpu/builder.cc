@@ -56,6 +56,7 @@ CpuBuilder::CpuBuilder(CpuBuilderOptions options) : options_(std::move(options))
   }
   options_.parallel_invocations = process::BuildJobs(options_.parallel_invocations);
   options_.work_dir = process::MakeBuildDir(options_.work_dir, "glimpse-cpu");
+  usable_memory_ = process::UsableMemoryBytes();
 }
 
 size_t CpuBuilder::WaveSize() const {
@@ -69,7 +70,9 @@ std::vector<BuildResult> CpuBuilder::Build(const std::vector<MeasureInput>& inpu
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string symbol = "glimpse_kernel_" + std::to_string(batch) + "_" + std::to_string(i);
     kernels[i] = RunTemplate<KernelSource>([&] {
-      return KernelSource{GenerateCpuKernel(*inputs[i].task, inputs[i].config, symbol), symbol};
+      return KernelSource{GenerateCpuKernelToMeasure(*inputs[i].task, inputs[i].config, symbol,
+                                                     static_cast<double>(usable_memory_)),
+                          symbol};
     });
   }
   return BuildGenerated(kernels);

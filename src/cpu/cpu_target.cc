@@ -2,6 +2,7 @@
 #include <string>
 
 #include "glimpse/build_support.h"
+#include "glimpse/cache_flush.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 
@@ -33,10 +34,12 @@ CpuTarget::CpuTarget(CpuTargetOptions options) : options_(options) {
 std::string CpuTarget::Device() const { return CpuDeviceName(); }
 
 Task CpuTarget::MakeTask(const Operator& op) const {
-  // A task whose tensors cannot even be allocated here is refused before anything is built.
-  CheckOperatorFitsMemory(op, static_cast<double>(process::UsableMemoryBytes()),
-                          "this machine's memory (MemTotal in /proc/meminfo, or the cgroup's "
-                          "memory.max)");
+  // A task that cannot be measured here — its tensors, the reference its output is checked
+  // against, the cache flush — is refused before anything is built.
+  CheckMeasurementFitsMemory(op, OperatorMeasurementBytes(op, DefaultCacheFlushBytes()),
+                             static_cast<double>(process::UsableMemoryBytes()),
+                             "this machine's memory (MemTotal in /proc/meminfo, or the cgroup's "
+                             "memory.max)");
   return MakeCpuTask(op);
 }
 

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "cpu/template_util.h"
+#include "glimpse/cache_flush.h"
 #include "glimpse/error.h"
 
 namespace glimpse {
@@ -85,6 +86,16 @@ std::string CpuDeviceName() {
 std::string GenerateCpuKernel(const Task& task, const Config& config, const std::string& symbol) {
   Operator op = OperatorFromJson(task.description);
   return EmitCpp(MakeCpuNest(op, task.space, config), symbol);
+}
+
+std::string GenerateCpuKernelToMeasure(const Task& task, const Config& config,
+                                       const std::string& symbol, double available) {
+  Operator op = OperatorFromJson(task.description);
+  LoopNest nest = MakeCpuNest(op, task.space, config);
+  CheckWorkspaceFitsMemory(OperatorMeasurementBytes(op, DefaultCacheFlushBytes()),
+                           4.0 * nest.PreparedFloats(), 4.0 * nest.HeapTempFloats(), available,
+                           "this machine's memory");
+  return EmitCpp(nest, symbol);
 }
 
 }  // namespace glimpse

@@ -254,6 +254,14 @@ int64_t LoopNest::PreparedOffset(int tensor) const {
 
 int64_t LoopNest::PreparedFloats() const { return PreparedOffset(-1); }
 
+int64_t LoopNest::HeapTempFloats() const {
+  int64_t floats = 0;
+  for (const TensorDecl& t : tensors) {
+    if (t.role == TensorRole::kTemp && t.scope_loop.empty()) floats += t.NumElements();
+  }
+  return floats;
+}
+
 int LoopNest::NumInputs() const {
   int count = 0;
   for (const TensorDecl& t : tensors) {

@@ -462,4 +462,34 @@ void CheckOperatorFitsMemory(const Operator& op, double available, const std::st
               "; it cannot be measured there");
 }
 
+MeasurementBytes OperatorMeasurementBytes(const Operator& op, double flush_bytes) {
+  MeasurementBytes bytes;
+  bytes.tensors = OperatorTensorBytes(op);
+  // The output's float32 bytes, as doubles, twice: the reference value and its magnitude.
+  bytes.reference = bytes.tensors.output / 4.0 * 16.0;
+  bytes.flush = std::max(flush_bytes, 0.0);
+  return bytes;
+}
+
+void CheckMeasurementFitsMemory(const Operator& op, const MeasurementBytes& bytes, double available,
+                                const std::string& where) {
+  CheckOperatorFitsMemory(op, available, where);
+  if (available <= 0 || bytes.Total() <= available) return;
+  throw Error(OperatorToString(op) + ": measuring it takes " + FormatBytes(bytes.Total()) +
+              " (its tensors " + FormatBytes(bytes.tensors.Total()) +
+              ", the reference its output is checked against " + FormatBytes(bytes.reference) +
+              ", the cache flush " + FormatBytes(bytes.flush) + "), more than the " +
+              FormatBytes(available) + " of " + where + "; it cannot be measured there");
+}
+
+void CheckWorkspaceFitsMemory(const MeasurementBytes& measurement, double prepared_bytes,
+                              double scratch_bytes, double available, const std::string& where) {
+  const double workspace = prepared_bytes + scratch_bytes;
+  if (available <= 0 || measurement.Total() + workspace <= available) return;
+  throw Error("the configuration's workspace takes " + FormatBytes(workspace) +
+              " (packed weights " + FormatBytes(prepared_bytes) + ", scratch " +
+              FormatBytes(scratch_bytes) + "); with the " + FormatBytes(measurement.Total()) +
+              " the measurement holds, more than the " + FormatBytes(available) + " of " + where);
+}
+
 }  // namespace glimpse

@@ -15,6 +15,33 @@
 
 namespace glimpse {
 
+namespace {
+
+std::string RestrictionsText(const ConfigSpace& space) {
+  std::string text;
+  for (const std::string& r : space.restrictions()) text += (text.empty() ? "'" : ", '") + r + "'";
+  if (text.empty()) return "none, so a knob has no value";
+  return text.size() > 400 ? text.substr(0, 400) + "…" : text;
+}
+
+}  // namespace
+
+void RequireValidConfiguration(const Task& task, const std::string& target) {
+  // Exact for the spaces small enough to enumerate (SampleValid lists them); for larger ones,
+  // 10^6 uniform draws that all break a restriction mean the tuners could not start either.
+  constexpr uint64_t kDraws = 1'000'000;
+  Rng rng(1);
+  if (task.space.SampleValid(rng, kDraws)) return;
+  const bool exact = task.space.RawSize() <= (uint64_t{1} << 22);
+  throw Error(fmt::format(
+      "its {} space has no valid configuration ({}; its restrictions: {}): nothing can be tuned",
+      target,
+      exact ? fmt::format("all {} configurations break a restriction", task.space.RawSize())
+            : fmt::format("none in {} random draws of its 10^{:.1f} configurations", kDraws,
+                          task.space.RawSizeLog10()),
+      RestrictionsText(task.space)));
+}
+
 std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<ModelLayer>& layers) {
   std::vector<TaskOutcome> tasks;
   for (ModelTask& task : ExtractTasks(layers)) {
@@ -22,7 +49,9 @@ std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<Model
     outcome.task = std::move(task);
     outcome.build_only = !target.Measures();
     try {
-      outcome.workload_key = target.MakeTask(outcome.task.op).WorkloadKey();
+      const Task made = target.MakeTask(outcome.task.op);
+      RequireValidConfiguration(made, target.Name());
+      outcome.workload_key = made.WorkloadKey();
     } catch (const Error& error) {
       outcome.error = error.what();
     }
@@ -32,8 +61,11 @@ std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<Model
     if (outcome.Tunable()) return tasks;
   }
   if (tasks.empty()) throw Error("no operator to tune");
-  throw Error(fmt::format("no operator can be tuned on {}: {}: {}", target.Name(),
-                          tasks.front().task.op_text, tasks.front().error));
+  // The memory checks' errors start with the operator already.
+  const TaskOutcome& first = tasks.front();
+  const bool named = first.error.rfind(first.task.op_text + ": ", 0) == 0;
+  throw Error(fmt::format("no operator can be tuned on {}: {}", target.Name(),
+                          named ? first.error : first.task.op_text + ": " + first.error));
 }
 
 namespace {

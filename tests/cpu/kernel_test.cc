@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "cpu_fixtures.h"
+#include "glimpse/cache_flush.h"
 #include "glimpse/cpu.h"
+#include "glimpse/error.h"
 #include "glimpse/random.h"
 #include "glimpse/reference.h"
 
@@ -302,6 +304,42 @@ TEST_F(KernelTest, PrepareStepSeesOnlyConstantInputs) {
   EXPECT_EQ(results[2].status, MeasureStatus::kRuntimeDevice);
   EXPECT_NE(results[2].error.find("only one of _prepare and _prepared_size"), std::string::npos)
       << results[2].error;
+}
+
+}  // namespace
+}  // namespace glimpse
+
+namespace glimpse {
+namespace {
+
+// A configuration whose packed weights and padded copies do not fit beside the measurement is an
+// instantiation failure naming its workspace, before anything is compiled; with room it is the
+// same kernel as GenerateCpuKernel's.
+TEST(CpuWorkspaceTest, AWorkspaceThatDoesNotFitIsRefusedBeforeBuilding) {
+  const Operator op = ParseOperator("conv2d:N=1,C=64,H=28,W=28,K=64,R=3,S=3,pad=1");
+  const Task task = MakeCpuTask(op);
+  const double measurement = OperatorMeasurementBytes(op, DefaultCacheFlushBytes()).Total();
+  Rng rng(5);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const Config config = *task.space.SampleValid(rng);
+    const LoopNest nest = MakeCpuNest(op, task.space, config);
+    const double workspace = 4.0 * (nest.PreparedFloats() + nest.HeapTempFloats());
+    if (workspace == 0) continue;
+    EXPECT_EQ(GenerateCpuKernelToMeasure(task, config, "k", measurement + workspace),
+              GenerateCpuKernel(task, config, "k"));
+    EXPECT_EQ(GenerateCpuKernelToMeasure(task, config, "k", 0),
+              GenerateCpuKernel(task, config, "k"));
+    try {
+      GenerateCpuKernelToMeasure(task, config, "k", measurement + workspace - 64);
+      FAIL() << "a workspace of " << workspace << " bytes fit in " << workspace - 64;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("the configuration's workspace takes"),
+                std::string::npos)
+          << error.what();
+    }
+    return;
+  }
+  FAIL() << "no sampled configuration packs or pads anything";
 }
 
 }  // namespace

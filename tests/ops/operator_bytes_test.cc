@@ -55,6 +55,49 @@ TEST(OperatorBytesTest, AnOperatorLargerThanTheMemoryIsRefusedWithBothSizes) {
   EXPECT_NO_THROW(CheckOperatorFitsMemory(huge, 0, "a machine that says nothing"));
 }
 
+// The tensors fit, the measurement does not: the reference the output is checked against takes
+// four times the output (two doubles per float), and the cache flush comes on top.
+TEST(OperatorBytesTest, AMeasurementLargerThanTheMemoryIsRefusedWithItsParts) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  // An outer product: 2·32768 input floats, a 32768² output of 4 GiB; the reference 16 GiB.
+  const Operator outer = ParseOperator("dense:M=32768,N=32768,K=1");
+  const MeasurementBytes bytes = OperatorMeasurementBytes(outer, 128.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(bytes.tensors.output, 4.0 * kGiB);
+  EXPECT_DOUBLE_EQ(bytes.reference, 16.0 * kGiB);
+  EXPECT_DOUBLE_EQ(bytes.flush, 128.0 * 1024 * 1024);
+  EXPECT_NO_THROW(CheckOperatorFitsMemory(outer, 16 * kGiB, "a 16-GiB machine"));
+  try {
+    CheckMeasurementFitsMemory(outer, bytes, 16 * kGiB, "a 16-GiB machine");
+    FAIL() << "a 20-GiB measurement fit in 16 GiB";
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find(OperatorToString(outer) + ": measuring it takes 20.1 GiB (its tensors "
+                                                  "4.0 GiB, the reference its output is checked "
+                                                  "against 16.0 GiB, the cache flush 128.0 MiB), "
+                                                  "more than the 16.0 GiB of a 16-GiB machine"),
+              std::string::npos)
+        << what;
+  }
+  EXPECT_NO_THROW(CheckMeasurementFitsMemory(outer, bytes, 24 * kGiB, "a 24-GiB machine"));
+  EXPECT_NO_THROW(CheckMeasurementFitsMemory(outer, bytes, 0, "a machine that says nothing"));
+  // Tensors alone too large: the tensors' message, as before.
+  EXPECT_THROW(CheckMeasurementFitsMemory(outer, bytes, 2 * kGiB, "a 2-GiB machine"), Error);
+
+  // A workspace on top of what fits.
+  EXPECT_NO_THROW(CheckWorkspaceFitsMemory(bytes, kGiB, kGiB, 24 * kGiB, "a 24-GiB machine"));
+  try {
+    CheckWorkspaceFitsMemory(bytes, 3 * kGiB, kGiB, 24 * kGiB, "a 24-GiB machine");
+    FAIL() << "20.1 + 4 GiB fit in 24 GiB";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("the configuration's workspace takes 4.0 GiB (packed weights 3.0 GiB, "
+                        "scratch 1.0 GiB); with the 20.1 GiB the measurement holds, more than the "
+                        "24.0 GiB of a 24-GiB machine"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(OperatorBytesTest, ATensorTooLargeToIndexIsRefusedWhenRead) {
   try {
     ParseOperator("conv2d:N=100000,C=100000,H=100000,W=100000,K=1,R=1,S=1");

@@ -56,6 +56,8 @@ class FakeTarget : public Target {
     task.description = OperatorToJson(op);
     task.space.AddKnob(Knob::Ordered(
         "tile", {int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}, int64_t{16}, int64_t{32}}));
+    // N = 7: a shape no tile fits.
+    if (std::get<DenseShape>(op).n == 7) task.space.AddRestriction("tile > 64");
     return task;
   }
   std::unique_ptr<Builder> MakeBuilder(const std::string& work_dir) const override {
@@ -117,6 +119,22 @@ TEST(TuneTasksTest, PlanGivesOneTaskPerDistinctOperatorAndSaysWhyOneCannotBeTune
               std::string::npos)
         << error.what();
   }
+}
+
+// A space without a valid configuration is refused when the tasks are planned, with the
+// restrictions that exclude everything; the other tasks go on.
+TEST(TuneTasksTest, ATaskWhoseSpaceHasNoValidConfigurationIsRefusedWhenPlanned) {
+  FakeTarget target;
+  std::vector<TaskOutcome> tasks = PlanTasks(
+      target,
+      {{"fc", ParseOperator("dense:M=1,N=7,K=32")}, {"fc2", ParseOperator("dense:M=1,N=16,K=32")}});
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_FALSE(tasks[0].Tunable());
+  EXPECT_EQ(tasks[0].error,
+            "its fake space has no valid configuration (all 6 configurations break a "
+            "restriction; its restrictions: 'tile > 64'): nothing can be tuned");
+  EXPECT_TRUE(tasks[1].Tunable());
+  EXPECT_THROW(PlanTasks(target, {{"fc", ParseOperator("dense:M=1,N=7,K=32")}}), Error);
 }
 
 TEST(TuneTasksTest, EachTunableTaskIsTunedWithItsBudgetIntoOneDatabase) {
