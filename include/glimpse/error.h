@@ -16,4 +16,11 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// A target has no template (no kernel generator) for an operator: not the user's mistake, and
+// not the operator's size or space; multi-task runs list such tasks as `no-template`.
+class NoTemplateError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace glimpse

@@ -29,7 +29,8 @@ namespace glimpse {
 struct TaskOutcome {
   ModelTask task;                      // operator, weight, layer names
   std::string workload_key;            // empty when no Task could be made
-  std::string error;                   // set when the task cannot be tuned (no template)
+  std::string error;                   // set when the task cannot be tuned
+  bool no_template = false;            // ... because the target has no template for it
   int64_t budget = 0;                  // measurement budget (0: only the time budget limits it)
   std::optional<TuneSummary> summary;  // set once tuned
   Json best_config;                    // by knob name; null when nothing succeeded

@@ -43,7 +43,7 @@ ConfigSpace MakeCpuSpace(const Operator& op) {
   if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dSpace(*c);
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) return cpu::MakeDepthwiseSpace(*d);
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) return cpu::MakeBatchMatmulSpace(*b);
-  throw Error("no CPU template for operator '" + OperatorName(op) + "' yet");
+  throw NoTemplateError("no CPU template for operator '" + OperatorName(op) + "' yet");
 }
 
 LoopNest MakeCpuNest(const Operator& op, const ConfigSpace& space, const Config& config) {
@@ -56,7 +56,7 @@ LoopNest MakeCpuNest(const Operator& op, const ConfigSpace& space, const Config&
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) {
     return cpu::MakeBatchMatmulNest(*b, view);
   }
-  throw Error("no CPU template for operator '" + OperatorName(op) + "' yet");
+  throw NoTemplateError("no CPU template for operator '" + OperatorName(op) + "' yet");
 }
 
 Task MakeCpuTask(const Operator& op) {

@@ -163,8 +163,8 @@ ConfigSpace MakeGpuSpace(const Operator& op) {
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
     return gpu::MakeDepthwiseGpuSpace(*d);
   }
-  throw Error("no GPU template for operator '" + OperatorName(op) +
-              "'; known: dense, batch_matmul, conv2d, depthwise_conv2d");
+  throw NoTemplateError("no GPU template for operator '" + OperatorName(op) +
+                        "'; known: dense, batch_matmul, conv2d, depthwise_conv2d");
 }
 
 LoopNest MakeGpuNest(const Operator& op, const ConfigSpace& space, const Config& config) {
@@ -177,8 +177,8 @@ LoopNest MakeGpuNest(const Operator& op, const ConfigSpace& space, const Config&
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) {
     return gpu::MakeDepthwiseGpuNest(*d, view);
   }
-  throw Error("no GPU template for operator '" + OperatorName(op) +
-              "'; known: dense, batch_matmul, conv2d, depthwise_conv2d");
+  throw NoTemplateError("no GPU template for operator '" + OperatorName(op) +
+                        "'; known: dense, batch_matmul, conv2d, depthwise_conv2d");
 }
 
 Task MakeGpuTask(const Operator& op, const std::string& device) {

@@ -13,7 +13,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 }  // namespace
 
 std::string TaskOutcome::Status() const {
-  if (!error.empty() || !summary) return "no-template";
+  if (!error.empty() || !summary) return no_template || error.empty() ? "no-template" : "refused";
   if (build_only) {
     auto ok = summary->by_status.find(MeasureStatus::kOk);
     return ok != summary->by_status.end() && ok->second > 0 ? "built" : "all-failed";

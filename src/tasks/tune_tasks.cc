@@ -52,6 +52,9 @@ std::vector<TaskOutcome> PlanTasks(const Target& target, const std::vector<Model
       const Task made = target.MakeTask(outcome.task.op);
       RequireValidConfiguration(made, target.Name());
       outcome.workload_key = made.WorkloadKey();
+    } catch (const NoTemplateError& error) {
+      outcome.error = error.what();
+      outcome.no_template = true;
     } catch (const Error& error) {
       outcome.error = error.what();
     }

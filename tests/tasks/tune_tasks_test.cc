@@ -49,7 +49,8 @@ class FakeTarget : public Target {
   std::string Name() const override { return "fake"; }
   std::string Device() const override { return "Fake Device"; }
   Task MakeTask(const Operator& op) const override {
-    if (OperatorName(op) != "dense") throw Error("no fake template for " + OperatorName(op));
+    if (OperatorName(op) != "dense")
+      throw NoTemplateError("no fake template for " + OperatorName(op));
     Task task;
     task.name = OperatorToString(op);
     task.device = Device();
@@ -133,6 +134,7 @@ TEST(TuneTasksTest, ATaskWhoseSpaceHasNoValidConfigurationIsRefusedWhenPlanned) 
   EXPECT_EQ(tasks[0].error,
             "its fake space has no valid configuration (all 6 configurations break a "
             "restriction; its restrictions: 'tile > 64'): nothing can be tuned");
+  EXPECT_EQ(tasks[0].Status(), "refused");
   EXPECT_TRUE(tasks[1].Tunable());
   EXPECT_THROW(PlanTasks(target, {{"fc", ParseOperator("dense:M=1,N=7,K=32")}}), Error);
 }

@@ -104,8 +104,8 @@ void PrintTasksReport(const TasksReport& report, std::ostream& out) {
     if (model) row.push_back(LayerSummary(outcome.task));
     row.push_back(std::to_string(outcome.task.weight));
     const std::string status = outcome.Status();
-    if (status == "no-template") {
-      row.insert(row.end(), {"no template", "-", "-", "-", "-"});
+    if (status == "no-template" || status == "refused") {
+      row.insert(row.end(), {status == "refused" ? "refused" : "no template", "-", "-", "-", "-"});
     } else {
       const TuneSummary& s = *outcome.summary;
       if (status == "tuned") {
