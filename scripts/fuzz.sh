@@ -88,7 +88,6 @@ json.dump(results, open(sys.argv[1] + "/results.json", "w"))
 PY
       ;;
     model_file)
-      cp fuzz/seeds/model_file/* "$dir/"
       { zcat data/corpus/cpu-amd-epyc.jsonl.gz | head -n 4 | tail -n 3 |
           awk '{ print > ("'"$dir"'/record-" NR ".json") }'; } || true ;;
     onnx)
@@ -143,6 +142,8 @@ for name, messages in lines.items():
 PY
       ;;
   esac
+  # Hand-made seeds and past findings, kept as regression inputs (fuzz/seeds/<target>/).
+  if [[ -d fuzz/seeds/$name ]]; then cp fuzz/seeds/"$name"/* "$dir/"; fi
 }
 
 failed=()

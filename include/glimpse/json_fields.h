@@ -19,4 +19,19 @@ double RequireNumber(const Json& json, const char* name, const std::string& wher
 std::string RequireString(const Json& json, const char* name, const std::string& where);
 bool RequireBool(const Json& json, const char* name, const std::string& where);
 
+// The string at `name`, or `fallback` when `json` is not an object, lacks it or holds another
+// type there: for fields that only identify (a file's format, who made it), where a number means
+// "not this format", never an exception. (Json::value throws a type_error for a wrong type.)
+inline std::string StringOr(const Json& json, const char* name, const std::string& fallback = "") {
+  if (!json.is_object()) return fallback;
+  const auto it = json.find(name);
+  return it != json.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+// The same for a number.
+inline double NumberOr(const Json& json, const char* name, double fallback) {
+  if (!json.is_object()) return fallback;
+  const auto it = json.find(name);
+  return it != json.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
 }  // namespace glimpse

@@ -4,6 +4,7 @@
 
 #include "glimpse/corpus_measure.h"
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/program_graph.h"
 
 namespace glimpse {
@@ -40,9 +41,13 @@ PerfCorpus ExportPerfCorpus(const Database& database, const std::string& device)
         "no measurement run recorded in the database: machine and protocol are the exporting "
         "machine's and this build's defaults";
   }
-  const int template_version = last["template_versions"].value("cpu", kCpuTemplateVersion);
+  const Json& versions = last["template_versions"];
+  const int template_version =
+      versions.is_object() && versions.contains("cpu") && versions["cpu"].is_number_integer()
+          ? versions["cpu"].get<int>()
+          : kCpuTemplateVersion;
   for (const WorkloadEntry& workload : database.Workloads()) {
-    if (!workload.description.is_object() || workload.description.value("target", "") != "cpu") {
+    if (!workload.description.is_object() || StringOr(workload.description, "target") != "cpu") {
       continue;  // another target's workload (a replayed space, a GPU kernel)
     }
     Json shape = workload.description;

@@ -21,6 +21,7 @@
 
 #include "glimpse/build_support.h"
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/tuner.h"
 
 namespace glimpse {
@@ -81,7 +82,7 @@ std::vector<std::string> ProtocolChanges(const Json& earlier, const Json& now) {
     compare(key, before.contains(key) ? before[key] : Json(nullptr), value);
   }
   const auto cpu = [](const Json& note) {
-    return note.contains("machine") ? note["machine"].value("cpu", "") : std::string();
+    return note.contains("machine") ? StringOr(note["machine"], "cpu") : std::string();
   };
   if (!cpu(earlier).empty()) compare("cpu", cpu(earlier), cpu(now));
   // The programs a configuration stands for.

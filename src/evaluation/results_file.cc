@@ -113,6 +113,16 @@ class Fields {
     return value.get<bool>();
   }
   bool Has(const std::string& key) const { return object_.contains(key); }
+  // A count written as a number (older files wrote 0.0): null or absent → 0; one no int64 holds
+  // is an error, not a conversion.
+  int64_t OptionalCount(const std::string& key) const {
+    const double value = OptionalNumber(key);
+    if (!(value >= 0 && value <= 9.0e15)) {
+      throw Error(where_ + "." + key + ": expected a count from 0 to 9e15 (got " +
+                  std::to_string(value) + ")");
+    }
+    return static_cast<int64_t>(value);
+  }
   const std::string& where() const { return where_; }
 
  private:
@@ -123,7 +133,7 @@ class Fields {
 StudySettings SettingsFromJson(const Json& json, const std::string& where) {
   Fields fields(json, where);
   StudySettings settings;
-  settings.max_measurements = static_cast<int64_t>(fields.OptionalNumber("max_measurements"));
+  settings.max_measurements = fields.OptionalCount("max_measurements");
   settings.max_seconds = fields.OptionalNumber("max_seconds");
   settings.seeds = static_cast<int>(fields.Integer("seeds"));
   settings.first_batch = static_cast<int>(fields.Integer("first_batch"));
@@ -226,9 +236,8 @@ RunRecord RunFromJson(const Json& json, const std::string& where, int64_t defaul
                         ? fields.Number("tuner_cpu_s")
                         : std::numeric_limits<double>::quiet_NaN();
   run.wall_s = fields.OptionalNumber("wall_s");
-  run.max_measurements = fields.Has("max_measurements")
-                             ? static_cast<int64_t>(fields.OptionalNumber("max_measurements"))
-                             : default_budget;
+  run.max_measurements =
+      fields.Has("max_measurements") ? fields.OptionalCount("max_measurements") : default_budget;
   int64_t previous = 0;
   for (const Json& point : fields.Array("best_curve")) {
     if (!point.is_array() || point.size() != 3 || !point[0].is_number_integer() ||

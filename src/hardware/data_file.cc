@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 
 namespace glimpse::hardware {
 
@@ -27,7 +28,7 @@ Json ReadDataFile(const std::string& path, const std::string& what, const std::s
 
 void CheckDataFileHeader(const Json& json, const std::string& origin, const std::string& what,
                          const char* format, int version, const std::string& remake) {
-  if (!json.is_object() || json.value("format", "") != format) {
+  if (!json.is_object() || StringOr(json, "format") != format) {
     throw Error(
         fmt::format("'{}' is not a {} (its \"format\" must be \"{}\")", origin, what, format));
   }

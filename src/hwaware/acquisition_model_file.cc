@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/json_file.h"
 #include "hwaware/acquisition_internal.h"
 #include "hwaware/model_file_fields.h"
@@ -113,7 +114,7 @@ AcquisitionNetwork AcquisitionNetwork::FromJson(const Json& json, const std::str
   m.network_ = std::make_unique<Network>(hwaware::AcquisitionWeightsFromJson(
       Field<Json>(json, "weights", origin), origin + ", weights",
       kAcquisitionBaseFeatures + components, hidden));
-  m.made_by_ = json.value("made_by", std::string());
+  m.made_by_ = StringOr(json, "made_by");
   if (json.contains("training") && json.at("training").is_object()) {
     m.training_info_ = json.at("training");
   }

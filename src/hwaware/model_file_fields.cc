@@ -2,6 +2,7 @@
 #include "hwaware/model_file_fields.h"
 
 #include "glimpse/hardware.h"
+#include "glimpse/json_fields.h"
 
 namespace glimpse {
 namespace hwaware {
@@ -20,7 +21,7 @@ const Json& Member(const Json& json, const char* key) {
 void CheckModelHeader(const Json& json, const std::string& origin, const char* format, int version,
                       const char* what, const char* remake) {
   if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  std::string found_format = json.value("format", std::string());
+  std::string found_format = StringOr(json, "format");
   if (found_format != format) {
     throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin,
                             found_format, format, remake));

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/json_file.h"
 #include "hwaware/model_file_fields.h"
 #include "hwaware/prior_internal.h"
@@ -102,10 +103,10 @@ PriorGenerator PriorGenerator::FromJson(const Json& json, const std::string& ori
   m.blueprint_training_gpus_ = hwaware::BlueprintTrainingGpus(blueprint, origin + ", blueprint");
   hwaware::CheckFeatureVersion(VersionOf(hwaware::Member(json, "features"), "version"),
                                kPriorFeatureVersion, "prior", origin, kRemake);
-  m.made_by_ = json.value("made_by", std::string());
+  m.made_by_ = StringOr(json, "made_by");
   m.options_ =
       PriorTrainingOptions::FromJson(hwaware::Member(json, "options"), origin + ", options");
-  m.final_loss_ = json.value("final_loss", 0.0);
+  m.final_loss_ = NumberOr(json, "final_loss", 0.0);
   if (json.contains("training")) {
     for (const Json& s : json.at("training")) {
       m.training_.push_back({Field<std::string>(s, "name", origin + ", training"),

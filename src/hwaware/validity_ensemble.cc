@@ -17,6 +17,7 @@
 #include <set>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/json_file.h"
 #include "hwaware/ensemble_internal.h"
 #include "hwaware/model_file_fields.h"
@@ -392,7 +393,7 @@ ValidityEnsembleModel ValidityEnsembleModel::FromJson(const Json& json, const st
   hwaware::CheckModelHeader(json, origin, kValidityEnsembleFormat, kValidityEnsembleVersion,
                             "validity ensemble", kRemake);
   ValidityEnsembleModel m;
-  m.made_by_ = json.value("made_by", std::string());
+  m.made_by_ = StringOr(json, "made_by");
   const Json& blueprint = hwaware::Member(json, "blueprint");
   m.blueprint_version_ = Field<int>(blueprint, "version", origin + ", blueprint");
   hwaware::CheckBlueprintVersion(m.blueprint_version_, origin, kRemake);

@@ -14,6 +14,7 @@
 
 #include "glimpse/cost_model.h"
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/random.h"
 #include "model/ranking.h"
 #include "model/xgboost_api.h"
@@ -203,7 +204,7 @@ void XgbCostModel::Load(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   Json file = Json::parse(buffer.str(), nullptr, /*allow_exceptions=*/false);
-  if (file.is_discarded() || !file.is_object() || file.value("format", "") != kFileFormat ||
+  if (file.is_discarded() || !file.is_object() || StringOr(file, "format") != kFileFormat ||
       !file.contains("feature_version") || !file["feature_version"].is_string() ||
       !file.contains("booster")) {
     throw Error("cost model file '" + path +
@@ -220,7 +221,9 @@ void XgbCostModel::Load(const std::string& path) {
   booster->LoadJson(file["booster"].dump());
   booster->SetParam("nthread", std::to_string(Threads()));
   booster_ = std::move(booster);
-  sample_size_ = file.value("sample_size", size_t{0});
+  sample_size_ = file.contains("sample_size") && file["sample_size"].is_number_unsigned()
+                     ? file["sample_size"].get<size_t>()
+                     : 0;
   base_.reset();
 }
 

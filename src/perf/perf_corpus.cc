@@ -50,7 +50,7 @@ std::string ReadAll(const std::string& path) {
 }
 
 void CheckHeader(const Json& header, const std::string& at) {
-  if (!header.is_object() || header.value("format", "") != kPerfCorpusFormat) {
+  if (!header.is_object() || StringOr(header, "format") != kPerfCorpusFormat) {
     throw Error(at +
                 ": not a performance corpus (the first line must be a header with \"format\": \"" +
                 std::string(kPerfCorpusFormat) + "\")");

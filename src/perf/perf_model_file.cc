@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/json_file.h"
 #include "perf/perf_network.h"
 
@@ -139,7 +140,7 @@ Json PerfModel::ToJson() const {
 
 PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
   if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  const std::string format = json.value("format", std::string());
+  const std::string format = StringOr(json, "format");
   if (format != kPerfModelFormat) {
     throw Error(fmt::format("{}: format '{}', expected '{}' (remake it with '{}')", origin, format,
                             kPerfModelFormat, kRemake));
@@ -194,7 +195,7 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
                                             layer->inputs, layer->outputs);
   }
   PerfModel model(std::move(state));
-  model.made_by_ = json.value("made_by", std::string());
+  model.made_by_ = StringOr(json, "made_by");
   if (json.contains("training")) model.training_ = json.at("training");
   return model;
 }

@@ -12,6 +12,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/expression.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/replay.h"
 #include "replay/recorded_file.h"
 
@@ -183,7 +184,7 @@ T1Space LoadT1File(const std::string& path) {
     }
     if (values.empty()) throw Error(where + ": Values is empty");
     // "float" parameters may be written with integral literals ([1, 1.5, 2]).
-    if (parameter.value("Type", "") == "float") {
+    if (StringOr(parameter, "Type") == "float") {
       for (Json& value : values) {
         if (value.is_number()) value = value.get<double>();
       }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "replay/recorded_file.h"
 
 namespace glimpse::replay_internal {
@@ -118,7 +119,7 @@ RawRecordedFile ParseT4Document(const OrderedJson& document, const std::string& 
       if (auto measurements = result.find("measurements");
           measurements != result.end() && measurements->is_array()) {
         for (const auto& measurement : *measurements) {
-          if (measurement.is_object() && measurement.value("name", "") == "time" &&
+          if (measurement.is_object() && StringOr(measurement, "name") == "time" &&
               measurement.contains("value") && measurement["value"].is_number()) {
             entry.time_s = measurement["value"].get<double>() * kMsToS;
             found = true;

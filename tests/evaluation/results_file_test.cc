@@ -113,6 +113,16 @@ TEST(ResultsFileTest, ErrorsNameTheFileAndField) {
   bad = good;
   bad["spaces"][0]["optimum_s"] = 0;
   EXPECT_NE(ErrorOf(bad).find("spaces[0].optimum_s"), std::string::npos);
+  // A budget no int64 holds (found by fuzzing: the conversion was undefined behaviour).
+  bad = good;
+  bad["runs"][0]["max_measurements"] = 1.02e20;
+  EXPECT_NE(ErrorOf(bad).find("runs[0].max_measurements: expected a count from 0 to 9e15"),
+            std::string::npos)
+      << ErrorOf(bad);
+  bad = good;
+  bad["settings"]["max_measurements"] = -5.0;
+  EXPECT_NE(ErrorOf(bad).find("settings.max_measurements: expected a count"), std::string::npos)
+      << ErrorOf(bad);
 }
 
 TEST(ResultsFileTest, NotRecordedIsOptionalAndAtMostTheFailures) {

@@ -306,6 +306,13 @@ TEST(GpuTable, RefusesOtherVersionsAndDuplicateNames) {
   message = ErrorOf([&] { GpuTable::FromJson(duplicate, "dup.json"); });
   EXPECT_NE(message.find("names both"), std::string::npos) << message;
 
+  // A format that is not a string is not this format (found by fuzzing: it threw a JSON type
+  // error instead of glimpse's).
+  Json numbered = json;
+  numbered["format"] = 64;
+  message = ErrorOf([&] { GpuTable::FromJson(numbered, "numbered.json"); });
+  EXPECT_NE(message.find("'numbered.json' is not a"), std::string::npos) << message;
+
   Json broken = json;
   broken["gpus"][0]["sm_count"] = "many";
   message = ErrorOf([&] { GpuTable::FromJson(broken, "broken.json"); });

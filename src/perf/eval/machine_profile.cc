@@ -3,6 +3,7 @@
 
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/perf_predictor.h"
 
 namespace glimpse {
@@ -25,21 +26,32 @@ double PositiveNumber(const Json& json, const std::string& field, const std::str
   return value;
 }
 
+// A positive count that an int holds (a larger one would not convert).
+int SmallCount(const Json& json, const std::string& field, const std::string& where) {
+  const double value = PositiveNumber(json, field, where);
+  if (value > 1 << 20) {
+    throw Error(where + ": field '" + field + "' must be at most 2^20, got " +
+                std::to_string(value));
+  }
+  return static_cast<int>(value);
+}
+
 }  // namespace
 
 MachineProfile MachineProfileFromJson(const Json& json, const std::string& where) {
-  if (!json.is_object() || json.value("format", "") != kFormat) {
+  if (!json.is_object() || StringOr(json, "format") != kFormat) {
     throw Error(where + ": not a " + std::string(kFormat) + " file");
   }
-  if (json.value("version", 0) != kVersion) {
-    throw Error(where + ": machine profile version " + json.value("version", Json(0)).dump() +
+  const Json version = json.contains("version") ? json["version"] : Json(nullptr);
+  if (!version.is_number_integer() || version.get<int64_t>() != kVersion) {
+    throw Error(where + ": machine profile version " + version.dump() +
                 "; this glimpse reads version " + std::to_string(kVersion));
   }
   MachineProfile profile;
-  profile.name = json.value("name", "");
+  profile.name = StringOr(json, "name");
   profile.peak_gflops = PositiveNumber(json, "peak_gflops", where);
-  profile.threads = static_cast<int>(PositiveNumber(json, "threads", where));
-  profile.vector_lanes = static_cast<int>(PositiveNumber(json, "vector_lanes", where));
+  profile.threads = SmallCount(json, "threads", where);
+  profile.vector_lanes = SmallCount(json, "vector_lanes", where);
   profile.register_bytes = PositiveNumber(json, "register_bytes", where);
   if (!json.contains("levels") || !json["levels"].is_array() || json["levels"].empty()) {
     throw Error(where + ": field 'levels' must be a non-empty array (L1 … main memory)");

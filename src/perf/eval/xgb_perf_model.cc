@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "glimpse/error.h"
+#include "glimpse/json_fields.h"
 #include "glimpse/json_file.h"
 #include "model/xgboost_api.h"
 #include "perf/record_programs.h"
@@ -149,7 +150,7 @@ Json XgbPerfModel::ToJson() const {
 
 XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin) {
   if (!json.is_object()) throw Error(origin + ": not a JSON object");
-  const std::string format = json.value("format", std::string());
+  const std::string format = StringOr(json, "format");
   const std::string architecture =
       json.contains("architecture") && json.at("architecture").is_string()
           ? json.at("architecture").get<std::string>()
@@ -206,7 +207,7 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   state->booster.SetParam("nthread", "1");
   state->booster.SetParam("verbosity", "0");
   XgbPerfModel model(options, std::move(state));
-  model.made_by_ = json.value("made_by", std::string());
+  model.made_by_ = StringOr(json, "made_by");
   if (json.contains("training") && json.at("training").is_object()) {
     model.training_ = json.at("training");
   }
