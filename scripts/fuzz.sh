@@ -6,8 +6,9 @@
 # build/fuzz/crashes/<target>-crash-…, the log in build/fuzz/logs/<target>.log, and the script
 # exits 1 after running the others.
 #
-# Usage: scripts/fuzz.sh [--seconds S] [--only NAME[,NAME…]] [--report FILE]
+# Usage: scripts/fuzz.sh [--seconds S] [--runs N] [--only NAME[,NAME…]] [--report FILE]
 #   --seconds  time per target (default 60)
+#   --runs     stop a target after N inputs if that comes first (the long runs: --runs 1000000)
 #   --only     some targets: operator, restriction, json_lines, recorded_space, t1, study,
 #              model_file, onnx, hardware_model, worker_protocol
 #   --report   also write a Markdown table (target, inputs run, corpus size, result) to FILE
@@ -15,14 +16,16 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 seconds=60
+runs_limit=-1
 only=""
 report=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
+    --runs) runs_limit=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --report) report=$2; shift 2 ;;
-    *) echo "fuzz.sh: unknown argument '$1'; known: --seconds, --only, --report" >&2; exit 2 ;;
+    *) echo "fuzz.sh: unknown argument '$1'; known: --seconds, --runs, --only, --report" >&2; exit 2 ;;
   esac
 done
 targets=(operator restriction json_lines recorded_space t1 study model_file onnx hardware_model
@@ -154,15 +157,17 @@ for name in "${targets[@]}"; do
   mkdir -p "$corpus"
   log=$out/logs/$name.log
   status=ok
+  started=$SECONDS
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$out/fuzz/${name}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    "$out/fuzz/${name}_fuzz" -max_total_time="$seconds" -runs="$runs_limit" -max_len=65536 -timeout=10 \
       -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$out/crashes/$name-" \
       "$corpus" "$out/seeds/$name" > "$log" 2>&1 || status=FAILED
   runs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$log" | tail -n 1)
   size=$(find "$corpus" -type f | wc -l)
-  echo "fuzz.sh: $name: ${runs:-?} inputs in ${seconds} s, corpus $size files: $status (log $log)"
-  rows+=("| $name | ${runs:-?} | $size | $status |")
+  elapsed=$((SECONDS - started))
+  echo "fuzz.sh: $name: ${runs:-?} inputs in ${elapsed} s, corpus $size files: $status (log $log)"
+  rows+=("| $name | ${runs:-?} | $elapsed | $size | $status |")
   if [[ $status != ok ]]; then
     failed+=("$name")
     # The finding itself (sanitizer report, stack, the input's file): CI keeps only this output.
@@ -172,8 +177,8 @@ for name in "${targets[@]}"; do
 done
 if [[ -n "$report" ]]; then
   {
-    echo "| target | inputs run | corpus files | result |"
-    echo "|---|---:|---:|---|"
+    echo "| target | inputs run | seconds | corpus files | result |"
+    echo "|---|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
   } > "$report"
 fi

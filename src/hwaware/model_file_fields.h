@@ -4,7 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "glimpse/error.h"
@@ -13,17 +17,69 @@
 namespace glimpse {
 namespace hwaware {
 
-// json[key] as T; an Error naming `where` and the key when it is missing or of another type.
+// A number of type T from a JSON number, refused (Error naming the field) when T cannot hold it:
+// converting an out-of-range or fractional double to an integer, or a double beyond float's range
+// to float, is undefined behaviour, and a model file is input like any other.
+template <typename T>
+T CheckedNumber(const Json& value, const char* key, const std::string& where) {
+  auto refuse = [&] {
+    return Error(fmt::format("{}: field '{}' is out of range ({})", where, key, value.dump()));
+  };
+  if constexpr (std::is_integral_v<T>) {
+    using Limits = std::numeric_limits<T>;
+    if (value.is_number_unsigned()) {
+      if (value.get<uint64_t>() > static_cast<uint64_t>(Limits::max())) throw refuse();
+      return static_cast<T>(value.get<uint64_t>());
+    }
+    if (value.is_number_integer()) {
+      const int64_t number = value.get<int64_t>();
+      if constexpr (Limits::is_signed) {
+        if (number < static_cast<int64_t>(Limits::min()) ||
+            number > static_cast<int64_t>(Limits::max())) {
+          throw refuse();
+        }
+      } else if (number < 0) {
+        throw refuse();
+      }
+      return static_cast<T>(number);
+    }
+    const double number = value.get<double>();
+    // 2^digits is exactly representable and is the first value past T's range.
+    const double past_max = std::ldexp(1.0, Limits::digits);
+    if (!(number == std::floor(number)) || number >= past_max ||
+        number < static_cast<double>(Limits::min())) {
+      throw refuse();
+    }
+    return static_cast<T>(number);
+  } else {
+    const double number = value.get<double>();
+    if (std::isfinite(number) &&
+        std::fabs(number) > static_cast<double>(std::numeric_limits<T>::max())) {
+      throw refuse();
+    }
+    return static_cast<T>(number);
+  }
+}
+
+// json[key] as T; an Error naming `where` and the key when it is missing, of another type, or a
+// number T cannot hold.
 template <typename T>
 T Field(const Json& json, const char* key, const std::string& where) {
   if (!json.is_object() || !json.contains(key)) {
     throw Error(fmt::format("{}: missing field '{}'", where, key));
   }
-  try {
-    return json.at(key).get<T>();
-  } catch (const Json::exception&) {
-    throw Error(
-        fmt::format("{}: field '{}' has the wrong type ({})", where, key, json.at(key).dump()));
+  const Json& value = json.at(key);
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    if (!value.is_number()) {
+      throw Error(fmt::format("{}: field '{}' has the wrong type ({})", where, key, value.dump()));
+    }
+    return CheckedNumber<T>(value, key, where);
+  } else {
+    try {
+      return value.get<T>();
+    } catch (const Json::exception&) {
+      throw Error(fmt::format("{}: field '{}' has the wrong type ({})", where, key, value.dump()));
+    }
   }
 }
 

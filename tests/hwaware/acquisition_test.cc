@@ -161,6 +161,12 @@ TEST(AcquisitionNetworkTest, OtherVersionsAndFormatsAreRefused) {
   json = good;
   json["network"]["hidden"] = 5;
   ExpectRefused(json, {"do not fit"});
+  // Numbers an int cannot hold are refused, not converted (found by fuzzing: 1.5e42).
+  for (const Json& number : {Json(1.5e42), Json(2.5), Json(int64_t{1} << 40)}) {
+    json = good;
+    json["network"]["hidden"] = number;
+    ExpectRefused(json, {"model.json", "'hidden'", "out of range"});
+  }
 }
 
 TEST(PlackettLuceTest, SamplesDistinctIndicesFavouringLargeLogits) {
