@@ -1,8 +1,8 @@
 """glimpse: an auto-tuner for tensor programs that knows the hardware it tunes for.
 
 The C++ core's spaces, strategies, recorded spaces, database and tuning loop, as Python objects
-(docs/python.md). glimpse.kernel_tuner makes glimpse a Kernel Tuner strategy; glimpse.optuna an
-Optuna sampler.
+(docs/python.md). glimpse.kernel_tuner makes glimpse a Kernel Tuner strategy, glimpse.optuna an
+Optuna sampler, glimpse.ray spreads measurements over a Ray cluster.
 """
 
 import os as _os
@@ -24,6 +24,7 @@ _use_packaged("GLIMPSE_GPU_WORKER", _os.path.join(_here, "bin", "glimpse_gpu_wor
 from ._core import (  # noqa: E402
     Database,
     Error,
+    Measurer,
     RecordedSpace,
     Space,
     Tuner,
@@ -44,6 +45,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Database",
     "Error",
+    "Measurer",
     "RecordedSpace",
     "Space",
     "Tuner",

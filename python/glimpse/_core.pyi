@@ -151,6 +151,14 @@ class Database:
     @property
     def path(self) -> str: ...
 
+    def put_workload(self, workload: object) -> None:
+        """Adds the workload unless its key is there already."""
+
+    def commit(self, records: list) -> list[int]:
+        """
+        Appends records in one transaction (all or none); returns their ids. A record: workload_key, device, config, status, time_s, samples_s, compile_time_s, cost_s, error, strategy, started_at, finished_at.
+        """
+
     def workloads(self) -> list:
         """
         Every workload: {key, name, description, space (Space.from_json reads it)}.
@@ -195,3 +203,28 @@ def tune_recorded(recorded: RecordedSpace, tuner: str = 'glimpse', budget: int =
     """
     Tunes a recorded space (load_recorded) by replaying its measurements: what a run on its device would have found, and its simulated tuning time.
     """
+
+class Measurer:
+    """
+    Builds and measures configurations of one operator on a target (cpu, cuda, or a recorded space replayed).
+    """
+
+    def __init__(self, op: str = '', target: str = 'cpu', recorded: str = '', threads: int = 0, timeout_s: float = 0.0, build_only: bool = False, arch: str = '', pace_ms: float = 0.0) -> None:
+        """
+        op: an operator ('dense:M=64,N=64,K=64') for cpu/cuda; recorded: a recorded space for target 'replay' (pace_ms: real milliseconds per replayed measurement).
+        """
+
+    def measure(self, configs: list) -> list:
+        """
+        Builds and measures the configurations; one result dict per configuration: status, time_s (None unless ok), samples_s, compile_time_s, cost_s, error, started_at, finished_at. A failing candidate is a result, never an exception.
+        """
+
+    @property
+    def workload(self) -> dict:
+        """The task as the database keeps it: key, name, description, space."""
+
+    @property
+    def device(self) -> str: ...
+
+    @property
+    def space(self) -> Space: ...

@@ -17,8 +17,9 @@ The space is declared up front (as Kernel Tuner's tune_params, with restriction 
 expression syntax), because glimpse's strategies search a space they know whole; the objective
 suggests each parameter with ``suggest_categorical(name, tune_params[name])``. Each trial gets the
 next configuration of a batch the strategy proposes (``batch_size``); its value is observed when the
-trial ends. A failed or pruned trial, and one that ``constraints_func`` declares infeasible (any
-value > 0, as Optuna's samplers read it), is observed as a failed measurement. Parameters the space
+trial ends. A failed or pruned trial, and an infeasible one — a constraint set with
+``trial.set_constraint`` (Optuna 5) or returned by ``constraints_func`` (older Optuna's way) above
+0 — is observed as a failed measurement. Parameters the space
 does not declare are sampled by ``independent_sampler`` (random by default).
 
 The strategy minimises a non-negative figure: with ``direction="maximize"`` the values must be
@@ -93,10 +94,15 @@ class GlimpseSampler(BaseSampler):
         if state == TrialState.COMPLETE and values:
             time = self._as_time(values[0], study.direction)
             status = "ok" if time is not None else "unknown"
-        if self._constraints_func is not None and state == TrialState.COMPLETE:
-            if any(c > 0 for c in self._constraints_func(trial)):
-                time, status = None, "instantiation"
+        if state == TrialState.COMPLETE and self._infeasible(trial):
+            time, status = None, "instantiation"
         self._tuner.observe([config], [time], [status])
+
+    def _infeasible(self, trial):
+        constraints = list(getattr(trial, "constraints", {}).values())  # trial.set_constraint
+        if self._constraints_func is not None:
+            constraints += list(self._constraints_func(trial))
+        return any(c > 0 for c in constraints)
 
     def _config_of(self, trial):
         try:

@@ -19,6 +19,7 @@ void BindRecorded(nanobind::module_& m);  // RecordedSpace, load_recorded
 void BindDatabase(nanobind::module_& m);  // Database
 void BindHardware(nanobind::module_& m);  // gpu, known_gpus, local_cpu
 void BindTune(nanobind::module_& m);      // tune, tune_recorded
+void BindMeasurer(nanobind::module_& m);  // Measurer
 
 // A configuration as a dict by knob name ⇄ glimpse's Config; errors name `where`.
 Config ConfigFromPython(const ConfigSpace& space, nanobind::handle config,

@@ -20,4 +20,5 @@ NB_MODULE(_core, m) {
   glimpse::python::BindDatabase(m);
   glimpse::python::BindHardware(m);
   glimpse::python::BindTune(m);
+  glimpse::python::BindMeasurer(m);
 }

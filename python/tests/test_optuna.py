@@ -44,6 +44,11 @@ def test_restrictions_and_constraints_are_respected_and_the_space_runs_out():
 
     sampler = GlimpseSampler(params, restrictions=["a * b <= 4"], tuner="random", seed=1,
                              constraints_func=constraints)
+    told = []
+    observe = sampler._tuner.observe
+    sampler._tuner = type("Spy", (), {"propose": sampler._tuner.propose,
+                                      "observe": lambda self, c, t, s: (told.append((c, t, s)),
+                                                                        observe(c, t, s))})()
     study = optuna.create_study(sampler=sampler)
     study.optimize(lambda t: float(t.suggest_categorical("a", params["a"]) +
                                    t.suggest_categorical("b", params["b"])), n_trials=9)
@@ -51,6 +56,10 @@ def test_restrictions_and_constraints_are_respected_and_the_space_runs_out():
     valid = [(a, b) for a in params["a"] for b in params["b"] if a * b <= 4]
     assert len(valid) == 7 and sorted(pairs[:7]) == sorted(valid)  # all valid, each once
     assert len(pairs) == 9  # then the strategy has nothing new: the independent sampler goes on
+    # The infeasible trial was observed as a failure, the others with their values.
+    [(config, times, statuses)] = [o for o in told if (o[0][0]["a"], o[0][0]["b"]) == (1, 1)]
+    assert times == [None] and statuses == ["instantiation"]
+    assert all(t == [float(c[0]["a"] + c[0]["b"])] for c, t, _ in told if c[0] != {"a": 1, "b": 1})
 
 
 def test_a_negative_objective_is_refused_with_the_reason():
@@ -58,3 +67,21 @@ def test_a_negative_objective_is_refused_with_the_reason():
     study = optuna.create_study(sampler=sampler)
     with pytest.raises(ValueError, match="values ≥ 0"):
         study.optimize(lambda t: -float(t.suggest_categorical("a", [1, 2])), n_trials=1)
+
+
+def test_a_constraint_set_by_the_objective_makes_the_trial_a_failure():
+    sampler = GlimpseSampler({"a": [1, 2, 3]}, tuner="grid")
+    told = []
+    observe = sampler._tuner.observe
+    sampler._tuner = type("Spy", (), {"propose": sampler._tuner.propose,
+                                      "observe": lambda self, c, t, s: (told.append((c, t, s)),
+                                                                        observe(c, t, s))})()
+
+    def objective(trial):
+        a = trial.suggest_categorical("a", [1, 2, 3])
+        trial.set_constraint("even", 1.0 if a % 2 else 0.0)
+        return float(a)
+
+    optuna.create_study(sampler=sampler).optimize(objective, n_trials=3)
+    by_value = {c[0]["a"]: (t[0], s[0]) for c, t, s in told}
+    assert by_value == {1: (None, "instantiation"), 2: (2.0, "ok"), 3: (None, "instantiation")}
