@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "glimpse/build_support.h"
 
@@ -29,6 +31,9 @@ TEST(ForEachInParallelTest, TheFirstExceptionReachesTheCallerAndStopsTheRest) {
     ForEachInParallel(1000, 2, [&](size_t i) {
       ++calls;
       if (i == 3) throw std::runtime_error("index 3 failed");
+      // Work that takes a while, as a compile does: without it the other thread could run all
+      // 1000 trivial calls in the microseconds the exception takes to be caught (seen in CI).
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     });
     FAIL() << "no exception reached the caller";
   } catch (const std::runtime_error& error) {
