@@ -123,6 +123,20 @@ def one_run(job):
             "wall_s": round(wall, 2)}
 
 
+def run_all(jobs, run, out_path, header, workers):
+    """Runs `run` on every job in `workers` processes, printing progress and rewriting out_path
+    (header + "runs") after each, so that a stopped benchmark keeps what it did."""
+    runs = []
+    started = time.time()
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, result in enumerate(pool.map(run, jobs), 1):
+            runs.append(result)
+            print(f"[{i}/{len(jobs)}, {time.time() - started:.0f} s] {result}", file=sys.stderr,
+                  flush=True)
+            with open(out_path, "w") as out:
+                json.dump(dict(header, runs=runs), out, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
@@ -144,17 +158,7 @@ def main():
         for strategy in args.strategies.split(","):
             for seed in range(1, args.seeds + 1):
                 jobs.append((kernel, gpu, strategy, seed, args.budget, cache_path, models))
-    runs = []
-    started = time.time()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for i, run in enumerate(pool.map(one_run, jobs), 1):
-            runs.append(run)
-            print(f"[{i}/{len(jobs)}, {time.time() - started:.0f} s] {run}", file=sys.stderr,
-                  flush=True)
-            with open(args.out, "w") as out:
-                json.dump({"budget": args.budget, "seeds": args.seeds, "runs": runs}, out,
-                          indent=1)
-
+    run_all(jobs, one_run, args.out, {"budget": args.budget, "seeds": args.seeds}, args.jobs)
 
 if __name__ == "__main__":
     main()

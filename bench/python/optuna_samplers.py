@@ -17,14 +17,11 @@ Usage (from the repository root):
 """
 
 import argparse
-import json
 import os
-import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 
-from kernel_tuner_strategies import DATASETS, SPACES, held_out_models, t1_restrictions
+from kernel_tuner_strategies import DATASETS, SPACES, held_out_models, run_all, t1_restrictions
 
 SAMPLERS = ["glimpse", "glimpse-xgb", "tpe", "tpe-independent", "random"]
 
@@ -106,17 +103,7 @@ def main():
         for name in args.samplers.split(","):
             for seed in range(1, args.seeds + 1):
                 jobs.append((kernel, gpu, name, seed, args.trials, models))
-    runs = []
-    started = time.time()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for i, run in enumerate(pool.map(one_run, jobs), 1):
-            runs.append(run)
-            print(f"[{i}/{len(jobs)}, {time.time() - started:.0f} s] {run}", file=sys.stderr,
-                  flush=True)
-            with open(args.out, "w") as out:
-                json.dump({"trials": args.trials, "seeds": args.seeds, "runs": runs}, out,
-                          indent=1)
-
+    run_all(jobs, one_run, args.out, {"trials": args.trials, "seeds": args.seeds}, args.jobs)
 
 if __name__ == "__main__":
     main()

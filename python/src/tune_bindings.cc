@@ -2,51 +2,26 @@
 // operator on this CPU or an NVIDIA GPU, or a recorded space replayed — with a database.
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "bindings.h"
-#include "glimpse/cpu.h"
-#include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
-#include "glimpse/ops.h"
 #include "glimpse/replay.h"
 #include "glimpse/target.h"
 #include "glimpse/tuner.h"
 #include "py_json.h"
+#include "target_setup.h"
 
 namespace nb = nanobind;
-namespace fs = std::filesystem;
 
 namespace glimpse::python {
 namespace {
-
-// A folder for the candidates' sources and shared objects, removed afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "glimpse-python-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a kernel folder under " + fs::temp_directory_path().string());
-    }
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // What every tune call shares: the tuner (options checked before anything is written), the
 // loop's options, the database.
@@ -122,42 +97,21 @@ void BindTune(nb::module_& m) {
          double timeout_s, int threads, bool build_only, const std::string& arch, bool progress) {
         LoopSetup setup =
             SetUpLoop(tuner, tuner_options, budget, seed, batch_size, database, progress);
-        const Operator parsed = ParseOperator(op);
-        std::unique_ptr<Target> made;
-        if (target == "cpu") {
-          CpuTargetOptions options;
-          options.threads = threads;
-          made = std::make_unique<CpuTarget>(options);
-        } else if (target == "cuda") {
-          std::optional<CudaDeviceInfo> device;
-          if (std::string reason = CudaUnavailableReason(); reason.empty()) {
-            device = QueryCudaDevice(0);
-          } else if (!build_only) {
-            throw Error(reason + " (build_only=True compiles and checks kernels without one)");
-          }
-          CudaTargetOptions options;
-          options.arch = !arch.empty() ? arch : device ? device->Arch() : "sm_90";
-          options.build_only = build_only;
-          made = std::make_unique<CudaTarget>(options, device);
-        } else {
-          throw Error("target '" + target + "' is not known; accepted: cpu, cuda");
+        if (target == "replay") {
+          throw Error("target 'replay': tune a recorded space with tune_recorded");
         }
-        const Task task = made->MakeTask(parsed);  // Error: no template, or too big to measure
-        ScratchDir scratch;
-        std::unique_ptr<Builder> builder = made->MakeBuilder(scratch.path());
-        const double run_timeout =
-            timeout_s > 0 ? timeout_s : 10.0 + 4.0 * OperatorFlops(parsed) / 1e9;
-        std::unique_ptr<Runner> runner = made->MakeRunner(task, run_timeout);
+        TargetSetup made =
+            SetUpTarget(TargetChoice{op, target, "", threads, timeout_s, build_only, arch, 0.0});
         const TunerTraits traits = TraitsOfTuner(tuner);
         if (traits.checks_validity) {
           setup.options.knowledge.validity_checker =
-              made->MakeValidityChecker(task, scratch.path());
+              made.target->MakeValidityChecker(made.task, made.scratch->path());
         }
         if (traits.reads_device) {
           std::vector<std::string> notes;
-          setup.options.knowledge.gpu = made->DescribeDevice(notes);
+          setup.options.knowledge.gpu = made.target->DescribeDevice(notes);
         }
-        return RunLoop(task, setup, *builder, *runner);
+        return RunLoop(made.task, setup, *made.builder, *made.runner);
       },
       nb::arg("op"), nb::arg("target") = "cpu", nb::arg("tuner") = "xgb", nb::arg("budget") = 64,
       nb::arg("seed") = 0, nb::arg("database") = "", nb::arg("tuner_options") = nb::none(),
