@@ -112,7 +112,21 @@ struct GpuLimits {
   int64_t max_threads_per_sm = 2048;
   int64_t max_blocks_per_sm = 32;
   int sm_count = 0;  // 0: unknown (a compute capability alone does not say)
+  // The device's memory and L2, which a measured run's allocations are checked against
+  // (GpuMeasurementDeviceBytes); 0: unknown — a build for an architecture checks nothing.
+  int64_t memory_bytes = 0;
+  int64_t l2_bytes = 0;
 };
+
+// What measuring `op` on a GPU holds in the device's memory besides a configuration's prepared
+// workspace: the operator's tensors and the buffer written between timed runs to evict them from
+// L2 (GpuRunnerOptions::flush_bytes: 0 means 2 × `l2_bytes`, negative none). The reference the
+// output is checked against lives on the host (GpuMeasurementHostBytes).
+MeasurementBytes GpuMeasurementDeviceBytes(const Operator& op, int64_t l2_bytes,
+                                           int64_t flush_bytes = 0);
+// What the GPU worker holds in host memory for `op`: the inputs it fills and copies to the
+// device, the output it copies back and the exact reference it checks that output against.
+MeasurementBytes GpuMeasurementHostBytes(const Operator& op);
 
 // The architectures GpuLimitsForArch knows: sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, sm_100,
 // sm_120.

@@ -20,10 +20,18 @@ std::string CudaTarget::Device() const {
 }
 
 Task CudaTarget::MakeTask(const Operator& op) const {
-  // The live device's memory; a build-only run has none to check against.
-  if (device_) {
-    CheckOperatorFitsMemory(op, static_cast<double>(device_->memory_bytes),
-                            device_->name + "'s memory (cuDeviceTotalMem)");
+  // A task that cannot be measured is refused before anything is built: the device holds its
+  // tensors and the L2 flush, the worker's host memory the inputs, the output and the reference.
+  // A build-only run has no device to check against.
+  if (device_ && !options_.build_only) {
+    CheckMeasurementFitsMemory(op, GpuMeasurementDeviceBytes(op, device_->l2_bytes),
+                               static_cast<double>(device_->memory_bytes),
+                               device_->name + "'s memory (cuDeviceTotalMem)");
+    CheckMeasurementFitsMemory(op, GpuMeasurementHostBytes(op),
+                               static_cast<double>(process::UsableMemoryBytes()),
+                               "this machine's memory, where the GPU worker keeps the inputs and "
+                               "the reference (MemTotal in /proc/meminfo, or the cgroup's "
+                               "memory.max)");
   }
   return MakeGpuTask(op, Device());
 }

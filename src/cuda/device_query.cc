@@ -116,6 +116,8 @@ GpuLimits ToGpuLimits(const CudaDeviceInfo& info) {
   take(limits.max_threads_per_sm, info.max_threads_per_sm);
   take(limits.max_blocks_per_sm, info.max_blocks_per_sm);
   take(limits.sm_count, info.sm_count);
+  take(limits.memory_bytes, info.memory_bytes);
+  take(limits.l2_bytes, info.l2_bytes);
   return limits;
 }
 

@@ -26,6 +26,17 @@ CudaArchProbe arch_probe = nullptr;
 
 Json Dims(const std::array<int64_t, 3>& dims) { return Json::array({dims[0], dims[1], dims[2]}); }
 
+// A configuration whose prepared workspace (e.g. Winograd's transformed weights) does not fit in
+// the device's memory beside the measurement is refused (instantiation) before NVRTC runs, rather
+// than failing in the worker's cuMemAlloc. Builds for an architecture know no memory: no check.
+void CheckPreparedFitsDevice(const Task& task, const CudaKernel& kernel, const GpuLimits& limits) {
+  if (limits.memory_bytes <= 0 || !kernel.has_prepare) return;
+  const Operator op = OperatorFromJson(task.description);
+  CheckWorkspaceFitsMemory(GpuMeasurementDeviceBytes(op, limits.l2_bytes),
+                           4.0 * static_cast<double>(kernel.prepared_floats), 0.0,
+                           static_cast<double>(limits.memory_bytes), "the GPU's memory");
+}
+
 }  // namespace
 
 std::string DefaultCudaArch() {
@@ -58,8 +69,11 @@ std::vector<BuildResult> GpuBuilder::Build(const std::vector<MeasureInput>& inpu
   const int64_t batch = next_unit_;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string symbol = "glimpse_cuda_" + std::to_string(batch) + "_" + std::to_string(i);
-    kernels[i] = RunTemplate<CudaKernel>(
-        [&] { return GenerateCudaKernel(*inputs[i].task, inputs[i].config, symbol); });
+    kernels[i] = RunTemplate<CudaKernel>([&] {
+      CudaKernel kernel = GenerateCudaKernel(*inputs[i].task, inputs[i].config, symbol);
+      CheckPreparedFitsDevice(*inputs[i].task, kernel, *options_.limits);
+      return kernel;
+    });
   }
   return BuildGenerated(kernels);
 }

@@ -162,6 +162,17 @@ std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads,
     load.restrictions = group.restrictions;
     auto recorded =
         std::make_shared<RecordedSpace>(LoadRecordedSpace(study.Resolve(space.info.file), load));
+    const uint64_t valid = recorded->space.CountValid();
+    if (valid == 0) {
+      std::string restrictions;
+      for (const std::string& r : recorded->space.restrictions()) {
+        restrictions += (restrictions.empty() ? "'" : ", '") + r + "'";
+      }
+      throw Error(study.path + ": " + space.info.file + ": no configuration of its " +
+                  std::to_string(recorded->space.RawSize()) +
+                  " satisfies the restrictions (the file's, the T1 file's and the group's: " +
+                  restrictions + "), so there is nothing to tune");
+    }
     auto best = recorded->Best();
     if (!best) {
       throw Error(study.path + ": " + space.info.file +
@@ -169,7 +180,7 @@ std::vector<LoadedSpace> LoadSpaces(const StudyConfig& study, int threads,
     }
     space.info.device = recorded->device_name;
     space.info.optimum_s = best->second.time_s;
-    space.info.valid = static_cast<int64_t>(recorded->space.CountValid());
+    space.info.valid = static_cast<int64_t>(valid);
     space.info.recorded_ok = recorded->CountByStatus()[MeasureStatus::kOk];
     space.task = std::make_shared<const Task>(recorded->MakeTask());
     space.recorded = std::move(recorded);

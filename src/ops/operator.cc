@@ -475,20 +475,26 @@ void CheckMeasurementFitsMemory(const Operator& op, const MeasurementBytes& byte
                                 const std::string& where) {
   CheckOperatorFitsMemory(op, available, where);
   if (available <= 0 || bytes.Total() <= available) return;
-  throw Error(OperatorToString(op) + ": measuring it takes " + FormatBytes(bytes.Total()) +
-              " (its tensors " + FormatBytes(bytes.tensors.Total()) +
-              ", the reference its output is checked against " + FormatBytes(bytes.reference) +
-              ", the cache flush " + FormatBytes(bytes.flush) + "), more than the " +
-              FormatBytes(available) + " of " + where + "; it cannot be measured there");
+  // The parts this memory holds (a GPU's has no reference, a host without a flush none).
+  std::string parts = "its tensors " + FormatBytes(bytes.tensors.Total());
+  if (bytes.reference > 0) {
+    parts += ", the reference its output is checked against " + FormatBytes(bytes.reference);
+  }
+  if (bytes.flush > 0) parts += ", the cache flush " + FormatBytes(bytes.flush);
+  throw Error(OperatorToString(op) + ": measuring it takes " + FormatBytes(bytes.Total()) + " (" +
+              parts + "), more than the " + FormatBytes(available) + " of " + where +
+              "; it cannot be measured there");
 }
 
 void CheckWorkspaceFitsMemory(const MeasurementBytes& measurement, double prepared_bytes,
                               double scratch_bytes, double available, const std::string& where) {
   const double workspace = prepared_bytes + scratch_bytes;
   if (available <= 0 || measurement.Total() + workspace <= available) return;
-  throw Error("the configuration's workspace takes " + FormatBytes(workspace) +
-              " (packed weights " + FormatBytes(prepared_bytes) + ", scratch " +
-              FormatBytes(scratch_bytes) + "); with the " + FormatBytes(measurement.Total()) +
+  const std::string parts = scratch_bytes > 0 ? " (packed weights " + FormatBytes(prepared_bytes) +
+                                                    ", scratch " + FormatBytes(scratch_bytes) + ")"
+                                              : " (prepared weights)";
+  throw Error("the configuration's workspace takes " + FormatBytes(workspace) + parts +
+              "; with the " + FormatBytes(measurement.Total()) +
               " the measurement holds, more than the " + FormatBytes(available) + " of " + where);
 }
 

@@ -121,6 +121,8 @@ TEST(GpuLimitsFromDeviceTest, DeviceFiguresReplaceTheTablesAndZerosKeepThem) {
   info.cc_major = 9;
   info.cc_minor = 0;
   info.sm_count = 132;
+  info.memory_bytes = int64_t{80} << 30;
+  info.l2_bytes = int64_t{50} << 20;
   info.max_threads_per_block = 1024;
   info.shared_per_block = 48 * 1024;
   info.shared_per_block_optin = 227 * 1024;
@@ -140,6 +142,10 @@ TEST(GpuLimitsFromDeviceTest, DeviceFiguresReplaceTheTablesAndZerosKeepThem) {
   EXPECT_EQ(limits.max_optin_shared_per_block, 227 * 1024);
   EXPECT_EQ(limits.max_blocks_per_sm, table.max_blocks_per_sm);
   EXPECT_EQ(limits.register_allocation_unit, table.register_allocation_unit);
+  // The memory a measured run's allocations are checked against; an architecture knows none.
+  EXPECT_EQ(limits.memory_bytes, info.memory_bytes);
+  EXPECT_EQ(limits.l2_bytes, info.l2_bytes);
+  EXPECT_EQ(table.memory_bytes, 0);
 
   // A device with a smaller figure than the table wins (a partitioned or future part).
   info.max_threads_per_block = 512;

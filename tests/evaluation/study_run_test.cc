@@ -213,5 +213,26 @@ TEST(StudyRunErrorsTest, AnUnknownTunerFailsBeforeAnyRun) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.json.partial.jsonl"));
 }
 
+// A group whose restrictions leave no configuration is refused before any run, naming them —
+// not reported as a space "with no optimum".
+TEST(StudyRunErrorsTest, ASpaceWithoutAValidConfigurationFailsBeforeAnyRun) {
+  StudyConfig study = SmallStudy();
+  study.groups.back().restrictions = {"block_size_x < 0"};
+  const std::string dir = testing::MakeTempDir("glimpse-bench-empty");
+  std::ostringstream progress;
+  try {
+    RunStudy(study, Options(dir + "/out.json", progress));
+    FAIL() << "expected an Error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("pnpoly/RTX_3090.json.gz: no configuration of its "), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("satisfies the restrictions"), std::string::npos) << message;
+    EXPECT_NE(message.find("'block_size_x < 0'"), std::string::npos) << message;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out.json.partial.jsonl"));
+}
+
 }  // namespace
 }  // namespace glimpse
