@@ -121,6 +121,13 @@ std::vector<int64_t> IntValues(const onnx::TensorProto& tensor, const std::strin
 // process. The child sends back the model with its inferred shapes ('M' + the serialised model)
 // or the inference's own error ('E' + its text).
 onnx::ModelProto InferShapesInChild(const onnx::ModelProto& model, const std::string& path) {
+  // ONNX registers its operator schemas (thousands, every opset) on the first lookup. Done here,
+  // in the parent, it happens once per process; left to the child, every import (and every input
+  // a fuzzer tries) would pay for it again.
+  static const bool schemas_registered = [] {
+    return onnx::OpSchemaRegistry::Schema("Relu", 14, "") != nullptr;
+  }();
+  (void)schemas_registered;
   int fds[2];
   if (pipe(fds) != 0) throw Error(path + ": cannot run ONNX shape inference (pipe failed)");
   const pid_t pid = fork();
