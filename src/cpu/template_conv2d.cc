@@ -27,6 +27,12 @@
 //       for <order of c0 c1 r s>            s unrolled with `unroll` (AutoTVM's unroll_kw)
 //         for (k1), ow2, k2: acc += Ip[n][c0][ih][iw][c1] · Wp[k0·k1 + k1][c0][r][s][c1][k2]
 //       out (NCHW) = acc (+ bias) (ReLU)    the unpacking store
+//
+// layout NCHWc_strided (offered for 1×1 convolutions with stride > 1, no padding and a stride
+// that divides H and W — ResNet's downsample layers): NCHWc, but the activation packing keeps
+// only the positions the kernel reads, Ip[N][C/c1][H/stride][W/stride][c1] = in[…][h·stride]
+// [w·stride], so the timed packing touches 1/stride² of the input instead of all of it (which
+// cost those layers as much as their small reduction), and the taps read Ip contiguously.
 #include <optional>
 #include <string>
 
@@ -45,9 +51,23 @@ constexpr int64_t kMaxRegisterTile = 512;
 LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config);
 }  // namespace
 
+namespace {
+// A 1×1 convolution whose stride skips input positions the blocked packing can leave out
+// (layout NCHWc_strided).
+bool StridedPointwise(const Conv2dShape& shape) {
+  return shape.r == 1 && shape.s == 1 && shape.pad == 0 && shape.stride > 1 &&
+         shape.h % shape.stride == 0 && shape.w % shape.stride == 0;
+}
+}  // namespace
+
 ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   ConfigSpace space;
-  space.AddKnob(Knob::Categorical("layout", {std::string("NCHW"), std::string("NCHWc")}));
+  // Every other shape keeps exactly the knobs and restrictions it always had, so that its space's
+  // fingerprint — and the workload key of its records — stays what it was.
+  const bool strided = StridedPointwise(shape);
+  std::vector<KnobValue> layouts = {std::string("NCHW"), std::string("NCHWc")};
+  if (strided) layouts.emplace_back(std::string("NCHWc_strided"));
+  space.AddKnob(Knob::Categorical("layout", layouts));
   space.AddKnob(Knob::Split("tile_k", shape.k, 3));
   space.AddKnob(Knob::Split("tile_oh", shape.OutH(), 2));
   space.AddKnob(Knob::Split("tile_ow", shape.OutW(), 3));
@@ -60,10 +80,10 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   if (shape.pad > 0) {
     space.AddKnob(Knob::Categorical("padding", {std::string("guard"), std::string("copy")}));
   }
-  space.AddRestriction(
-      "layout == 'NCHWc' or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
-      "tile_ow_2 <= " +
-      std::to_string(kMaxAccumulator));
+  space.AddRestriction(std::string(strided ? "layout != 'NCHW'" : "layout == 'NCHWc'") +
+                       " or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
+                       "tile_ow_2 <= " +
+                       std::to_string(kMaxAccumulator));
   // order_4 == 4: k1 is the last of the order, so a dimension of the register tile.
   space.AddRestriction(
       "layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " + std::to_string(kMaxRegisterTile) +
@@ -74,7 +94,7 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
 }
 
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
-  if (config.Text("layout") == "NCHWc") return MakeConv2dBlockedNest(shape, config);
+  if (config.Text("layout") != "NCHW") return MakeConv2dBlockedNest(shape, config);
   std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
                        tow = config.List("tile_ow"), tc = config.List("tile_c");
   const int64_t k_tile = tk[1] * tk[2], oh_tile = toh[1], ow_tile = tow[1] * tow[2];
@@ -172,16 +192,28 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   }
   const bool copy_pad = config.Has("padding") && config.Text("padding") == "copy";
   const int64_t pad_in_copy = copy_pad ? shape.pad : 0;
-  const int64_t hp = shape.h + 2 * pad_in_copy, wp = shape.w + 2 * pad_in_copy;
+  const bool strided_pack = config.Text("layout") == "NCHWc_strided";
+  if (strided_pack && !StridedPointwise(shape)) {
+    throw Error(
+        "conv2d: layout NCHWc_strided needs a 1×1 kernel, no padding and a stride that "
+        "divides H and W");
+  }
+  const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
+  const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
 
   LoopNest nest;
-  nest.name = "conv2d_nchwc";
+  nest.name = strided_pack ? "conv2d_nchwc_strided" : "conv2d_nchwc";
   const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
   // Wp[K/k2][C/c1][R][S][c1][k2] (OIHW[c1]i[k2]o) and Ip[N][C/c1][H(+2p)][W(+2p)][c1].
   Relayout w_layout = compute.LayoutOf(Operand::kWeight).Split(0, k_block, 4).Split(1, c_block, 4);
   Relayout in_layout = compute.LayoutOf(Operand::kInput).Split(1, c_block, 4);
   if (pad_in_copy > 0) in_layout.Pad(2, pad_in_copy).Pad(3, pad_in_copy);
+  if (strided_pack) {
+    // h = q·stride + 0 and w likewise: the packed plane holds the positions the taps read.
+    in_layout.Split(2, shape.stride, 3).Fix(3, E::Const(0));
+    in_layout.Split(3, shape.stride, 4).Fix(4, E::Const(0));
+  }
   const OperandCopy packed_w{
       nest.AddTensor({"Wp", w_layout.shape(),
                       "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
@@ -237,8 +269,10 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                           {"oh", oh},
                           {"ow", E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2")},
                           {"c", E::Var("c0", c_block) + E::Var("c1")},
-                          {"r", E::Var("r")},
-                          {"s", E::Var("s")}};
+                          // The strided packing's rows and columns are whole multiples of the
+                          // stride: the single tap is bound as 0, not as its extent-1 loop.
+                          {"r", strided_pack ? E::Const(0) : E::Var("r")},
+                          {"s", strided_pack ? E::Const(0) : E::Var("s")}};
   Stmt mac = compute.MultiplyAdd(
       {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at, &packed_in,
       &packed_w);

@@ -160,6 +160,71 @@ TEST_F(KernelTest, BlockedConv2dConfigurationsMatchTheReference) {
               {{"layout", "NCHWc"}});
 }
 
+// The strided packing of 1×1 downsample layers: offered where it applies (batch 2, bias, ReLU,
+// a residual), and it packs only the positions the taps read.
+TEST_F(KernelTest, StridedPointwiseConv2dConfigurationsMatchTheReference) {
+  ExpectAllOk("conv2d:N=2,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0,bias=1,relu=1", 10, 16,
+              {{{"layout", "NCHWc_strided"},
+                {"tile_k", {1, 2, 4}},
+                {"tile_oh", {2, 3}},
+                {"tile_ow", {1, 1, 5}},
+                {"tile_c", {2, 4}},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", "k_oh"},
+                {"vectorize", 1},
+                {"unroll", 1}}},
+              {{"layout", "NCHWc_strided"}});
+  ExpectAllOk("conv2d:N=1,C=6,H=9,W=9,K=4,R=1,S=1,stride=3,pad=0,residual=1,relu=1", 4, 17, {},
+              {{"layout", "NCHWc_strided"}});
+
+  const Operator op = ParseOperator("conv2d:N=1,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0");
+  const Task task = MakeCpuTask(op);
+  Rng rng(3);
+  const Config config = SampleWith(task.space, rng, {{"layout", "NCHWc_strided"}});
+  const LoopNest nest = MakeCpuNest(op, task.space, config);
+  bool packed = false;
+  for (const TensorDecl& tensor : nest.tensors) {
+    if (tensor.name != "Ip") continue;
+    packed = true;
+    // [N][C/c1][H/2][W/2][c1]: a quarter of the input.
+    ASSERT_EQ(tensor.shape.size(), 5u);
+    EXPECT_EQ(tensor.shape[2], 6);
+    EXPECT_EQ(tensor.shape[3], 5);
+  }
+  EXPECT_TRUE(packed);
+}
+
+TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesStayAsTheyWere) {
+  auto layouts = [](const std::string& op) {
+    const Json json = MakeCpuTask(ParseOperator(op)).space.ToJson();
+    for (const Json& knob : json.at("knobs")) {
+      if (knob.at("name") == "layout") return knob.at("values").dump();
+    }
+    return std::string("none");
+  };
+  const std::string plain = R"(["NCHW","NCHWc"])";
+  const std::string strided = R"(["NCHW","NCHWc","NCHWc_strided"])";
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=0"), strided);
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=1,pad=0"), plain);
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=55,W=56,K=128,R=1,S=1,stride=2,pad=0"), plain);
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=3,S=3,stride=2,pad=1"), plain);
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=1"), plain);
+  // The restriction text of a shape without it is what it always was (the space's fingerprint,
+  // hence the workload keys of existing databases, depends on it).
+  EXPECT_EQ(MakeCpuTask(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"))
+                .space.ToJson()
+                .at("restrictions")
+                .at(0),
+            "layout == 'NCHWc' or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * tile_ow_2 <= 8192");
+  // A space that does not offer it refuses it.
+  const Operator op = ParseOperator("conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=2,pad=1");
+  const Task task = MakeCpuTask(op);
+  Rng rng(1);
+  Json config = task.space.ConfigToJson(*task.space.SampleValid(rng));
+  config["layout"] = "NCHWc_strided";
+  EXPECT_THROW(task.space.ConfigFromJson(config), Error);
+}
+
 TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
   const char* strided = "depthwise_conv2d:N=1,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1";
   ExpectAllOk(strided, 8, 31,
