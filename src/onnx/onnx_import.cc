@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <type_traits>
@@ -29,8 +30,19 @@
 namespace glimpse {
 namespace {
 
-int64_t Product(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+// The number of elements of a tensor of `dims`. A file's dimensions are untrusted: a negative one,
+// or a product beyond int64 (a fuzzed initializer had 1.3·10¹⁶ × 1.3·10⁸), is an Error naming
+// `where`.
+int64_t ElementCount(const std::vector<int64_t>& dims, const std::string& where) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) throw Error(fmt::format("{}: a negative dimension in {}", where, ShapeText(dims)));
+    if (__builtin_mul_overflow(count, d, &count)) {
+      throw Error(fmt::format("{}: shape {} has more elements than 64-bit sizes count", where,
+                              ShapeText(dims)));
+    }
+  }
+  return count;
 }
 
 const char* DataTypeName(int type) {
@@ -71,7 +83,10 @@ std::vector<Out> Values(const onnx::TensorProto& tensor, const Typed& typed,
                 ": its data is in an external file; supported: data inside the model file "
                 "(onnx.save(model, path, save_as_external_data=False))");
   }
-  const size_t count = static_cast<size_t>(Product(Dims(tensor)));
+  const size_t count = static_cast<size_t>(ElementCount(Dims(tensor), where));
+  if (count > std::numeric_limits<size_t>::max() / sizeof(T)) {
+    throw Error(fmt::format("{}: shape {} is too large", where, ShapeText(Dims(tensor))));
+  }
   std::vector<Out> out;
   if (tensor.has_raw_data()) {
     if (tensor.raw_data().size() != count * sizeof(T)) {
@@ -747,15 +762,16 @@ class Importer {
         }
       }
       if (infer >= 0) {
-        int64_t known = 1;
-        for (size_t i = 0; i < target.size(); ++i) {
-          if (static_cast<int>(i) != infer) known *= target[i];
-        }
-        if (known == 0 || Product(in) % known != 0) {
+        std::vector<int64_t> others = target;
+        others.erase(others.begin() + infer);
+        const std::string where = path_ + ": " + c.who;
+        const int64_t known = ElementCount(others, where);
+        const int64_t total = ElementCount(in, where);
+        if (known == 0 || total % known != 0) {
           Fail(c, fmt::format("{} cannot be reshaped to {}", ShapeText(in),
                               ShapeText(shape_it->second)));
         }
-        target[infer] = Product(in) / known;
+        target[infer] = total / known;
       }
     } else if (auto inferred = inferred_.find(c.node.output(0)); inferred != inferred_.end()) {
       // A shape computed by the model (Shape → Gather → Concat …) that ONNX's data propagation

@@ -171,6 +171,11 @@ TEST(OnnxImport, FilesThatCrashOnnxShapeInferenceAreErrorsNotCrashes) {
   EXPECT_NE(error.find("fuzz_conv_null_read.onnx: ONNX shape inference crashed on this file"),
             std::string::npos)
       << error;
+  // An initializer whose dimensions multiply past int64 (found by fuzzing: undefined behaviour in
+  // the element count) is refused naming it.
+  error = ErrorOf([] { ImportOnnx(Model("fuzz_initializer_dims_overflow")); });
+  EXPECT_NE(error.find("fuzz_initializer_dims_overflow.onnx"), std::string::npos) << error;
+  EXPECT_NE(error.find("has more elements than 64-bit sizes count"), std::string::npos) << error;
   // The good files still import after a crash in the child.
   EXPECT_EQ(ErrorOf([] { ImportOnnx(Model("residual_block")); }), "(no error)");
 }
