@@ -1,6 +1,8 @@
 // What measuring an operator on a GPU holds in memory (glimpse/cuda.h): the device's share and the
 // worker's host share, so that a task is refused before anything is built when either does not
 // fit.
+#include <algorithm>
+
 #include "glimpse/cuda.h"
 
 namespace glimpse {
