@@ -17,9 +17,19 @@ namespace {
   throw Error(OpLabel(op) + ": " + what);
 }
 
+// The product of a shape's extents. Shapes come from files (ONNX): a negative extent or a product
+// beyond int64 (a fuzzed Reshape asked for 6.5·10¹⁷ × 17) is an Error, not an overflow.
 int64_t Product(std::vector<int64_t>::const_iterator begin,
                 std::vector<int64_t>::const_iterator end) {
-  return std::accumulate(begin, end, int64_t{1}, std::multiplies<int64_t>());
+  int64_t product = 1;
+  for (auto it = begin; it != end; ++it) {
+    if (*it < 0 || __builtin_mul_overflow(product, *it, &product)) {
+      throw Error(
+          fmt::format("shape {} has {}", ShapeText(std::vector<int64_t>(begin, end)),
+                      *it < 0 ? "a negative extent" : "more elements than 64-bit sizes count"));
+    }
+  }
+  return product;
 }
 
 // Output extent of a window of `kernel` (dilated) over `in` padded by `before` + `after`.
@@ -204,12 +214,23 @@ std::vector<int64_t> OpOutputShape(const ModelGraph& graph, const GraphOp& op) {
       if (op.axis < 0 || op.axis > static_cast<int64_t>(x.size())) {
         Fail(op, fmt::format("axis {} is outside {}", op.axis, ShapeText(x)));
       }
-      return {Product(x.begin(), x.begin() + op.axis), Product(x.begin() + op.axis, x.end())};
+      try {
+        return {Product(x.begin(), x.begin() + op.axis), Product(x.begin() + op.axis, x.end())};
+      } catch (const Error& error) {
+        Fail(op, error.what());
+      }
     }
     case GraphOpKind::kReshape: {
       need_inputs(1, 1);
       const auto& out = graph.tensors.at(op.output).shape;
-      if (Product(out.begin(), out.end()) != graph.tensors.at(op.inputs[0]).Elements()) {
+      int64_t out_elements = 0, in_elements = 0;
+      try {
+        out_elements = Product(out.begin(), out.end());
+        in_elements = graph.tensors.at(op.inputs[0]).Elements();
+      } catch (const Error& error) {
+        Fail(op, error.what());
+      }
+      if (out_elements != in_elements) {
         Fail(op, fmt::format("{} cannot be reshaped to {}", ShapeText(shape(0)), ShapeText(out)));
       }
       return out;

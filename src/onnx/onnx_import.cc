@@ -496,6 +496,9 @@ class Importer {
     op.output = AddTensor(c.node.output(0), std::move(reshape_to));
     try {
       graph_.tensors[op.output].shape = OpOutputShape(graph_, op);
+      // Every shape of the graph has a countable number of elements (Error otherwise), so that
+      // products over part of it cannot overflow either.
+      graph_.tensors[op.output].Elements();
     } catch (const Error& error) {
       throw Error(fmt::format("{}: {}", path_, error.what()));
     }

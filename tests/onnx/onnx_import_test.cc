@@ -176,6 +176,11 @@ TEST(OnnxImport, FilesThatCrashOnnxShapeInferenceAreErrorsNotCrashes) {
   error = ErrorOf([] { ImportOnnx(Model("fuzz_initializer_dims_overflow")); });
   EXPECT_NE(error.find("fuzz_initializer_dims_overflow.onnx"), std::string::npos) << error;
   EXPECT_NE(error.find("has more elements than 64-bit sizes count"), std::string::npos) << error;
+  // A Reshape to a shape of more elements than int64 counts (fuzzing: the graph's element count
+  // overflowed) is refused naming the node.
+  error = ErrorOf([] { ImportOnnx(Model("fuzz_reshape_overflow")); });
+  EXPECT_NE(error.find("fuzz_reshape_overflow.onnx"), std::string::npos) << error;
+  EXPECT_NE(error.find("more elements than 64-bit sizes count"), std::string::npos) << error;
   // The good files still import after a crash in the child.
   EXPECT_EQ(ErrorOf([] { ImportOnnx(Model("residual_block")); }), "(no error)");
 }
