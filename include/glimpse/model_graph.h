@@ -80,6 +80,9 @@ struct ModelGraph {
 
 // "[1,64,56,56]": how shapes appear in messages and generated comments.
 std::string ShapeText(const std::vector<int64_t>& shape);
+// The number of elements of `shape`. Shapes come from files (ONNX): a negative extent or a count
+// beyond int64 is an Error ("shape [..] has more elements than 64-bit sizes count").
+int64_t ShapeElements(const std::vector<int64_t>& shape);
 // How messages name an op: "<source op type, or kind> node '<name>'" ("Conv node 'conv1'").
 std::string OpLabel(const GraphOp& op);
 

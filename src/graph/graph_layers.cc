@@ -62,14 +62,9 @@ Operator ConvOperator(const ModelGraph& graph, const GraphOp& op) {
 
 // The product of `shape`'s dimensions but the last `drop`: the rows a matrix product runs over.
 int64_t LeadingProduct(const std::vector<int64_t>& shape, size_t drop) {
-  int64_t product = 1;
-  for (size_t i = 0; i + drop < shape.size(); ++i) {
-    // A zero extent elsewhere can hide an overflow here from the whole shape's count.
-    if (shape[i] < 0 || __builtin_mul_overflow(product, shape[i], &product)) {
-      throw Error("shape " + ShapeText(shape) + ": its rows are more than 64-bit sizes count");
-    }
-  }
-  return product;
+  // Checked: a zero extent elsewhere can hide an overflow here from the whole shape's count.
+  const size_t kept = shape.size() > drop ? shape.size() - drop : 0;
+  return ShapeElements(std::vector<int64_t>(shape.begin(), shape.begin() + kept));
 }
 
 Operator DenseOperator(const ModelGraph& graph, const GraphOp& op) {

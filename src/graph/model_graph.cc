@@ -79,6 +79,10 @@ const char* GraphOpKindName(GraphOpKind kind) {
   return "?";
 }
 
+int64_t ShapeElements(const std::vector<int64_t>& shape) {
+  return Product(shape.begin(), shape.end());
+}
+
 std::string ShapeText(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ","));
 }

@@ -30,19 +30,13 @@
 namespace glimpse {
 namespace {
 
-// The number of elements of a tensor of `dims`. A file's dimensions are untrusted: a negative one,
-// or a product beyond int64 (a fuzzed initializer had 1.3·10¹⁶ × 1.3·10⁸), is an Error naming
-// `where`.
+// ShapeElements with `where` (the file, the tensor or node) in front of its error.
 int64_t ElementCount(const std::vector<int64_t>& dims, const std::string& where) {
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    if (d < 0) throw Error(fmt::format("{}: a negative dimension in {}", where, ShapeText(dims)));
-    if (__builtin_mul_overflow(count, d, &count)) {
-      throw Error(fmt::format("{}: shape {} has more elements than 64-bit sizes count", where,
-                              ShapeText(dims)));
-    }
+  try {
+    return ShapeElements(dims);
+  } catch (const Error& error) {
+    throw Error(where + ": " + error.what());
   }
-  return count;
 }
 
 const char* DataTypeName(int type) {
