@@ -33,11 +33,6 @@
 // only the positions the kernel reads, Ip[N][C/c1][H/stride][W/stride][c1] = in[…][h·stride]
 // [w·stride], so the timed packing touches 1/stride² of the input instead of all of it (which
 // cost those layers as much as their small reduction), and the taps read Ip contiguously.
-//
-// layout NCHWc_direct (offered where NCHWc_strided is): NCHWc without activation packing — the
-// taps broadcast the input straight from NCHW (in[n][c][oh·stride][ow·stride]), as a blocked
-// library computes from an activation that is already in its layout. No pass over the input at
-// all; the price is that the c1 loop reads c1 planes H·W floats apart instead of one line.
 #include <optional>
 #include <string>
 
@@ -71,10 +66,7 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
   // fingerprint — and the workload key of its records — stays what it was.
   const bool strided = StridedPointwise(shape);
   std::vector<KnobValue> layouts = {std::string("NCHW"), std::string("NCHWc")};
-  if (strided) {
-    layouts.emplace_back(std::string("NCHWc_strided"));
-    layouts.emplace_back(std::string("NCHWc_direct"));
-  }
+  if (strided) layouts.emplace_back(std::string("NCHWc_strided"));
   space.AddKnob(Knob::Categorical("layout", layouts));
   space.AddKnob(Knob::Split("tile_k", shape.k, 3));
   space.AddKnob(Knob::Split("tile_oh", shape.OutH(), 2));
@@ -200,22 +192,18 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   }
   const bool copy_pad = config.Has("padding") && config.Text("padding") == "copy";
   const int64_t pad_in_copy = copy_pad ? shape.pad : 0;
-  const std::string layout = config.Text("layout");
-  const bool strided_pack = layout == "NCHWc_strided";
-  // No activation packing: the taps read the NCHW input itself.
-  const bool direct = layout == "NCHWc_direct";
-  if ((strided_pack || direct) && !StridedPointwise(shape)) {
-    throw Error("conv2d: layout " + layout +
-                " needs a 1×1 kernel, no padding and a stride that divides H and W");
+  const bool strided_pack = config.Text("layout") == "NCHWc_strided";
+  if (strided_pack && !StridedPointwise(shape)) {
+    throw Error(
+        "conv2d: layout NCHWc_strided needs a 1×1 kernel, no padding and a stride that "
+        "divides H and W");
   }
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
 
   LoopNest nest;
-  nest.name = strided_pack ? "conv2d_nchwc_strided"
-              : direct     ? "conv2d_nchwc_direct"
-                           : "conv2d_nchwc";
+  nest.name = strided_pack ? "conv2d_nchwc_strided" : "conv2d_nchwc";
   const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
   // Wp[K/k2][C/c1][R][S][c1][k2] (OIHW[c1]i[k2]o) and Ip[N][C/c1][H(+2p)][W(+2p)][c1].
   Relayout w_layout = compute.LayoutOf(Operand::kWeight).Split(0, k_block, 4).Split(1, c_block, 4);
@@ -231,13 +219,10 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                       "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
                       DType::kFloat32, TensorRole::kPrepared}),
       w_layout};
-  std::optional<OperandCopy> packed_in;
-  if (!direct) {
-    packed_in =
-        OperandCopy{nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
-                                    DType::kFloat32, TensorRole::kTemp}),
-                    in_layout};
-  }
+  const OperandCopy packed_in{
+      nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
+                      DType::kFloat32, TensorRole::kTemp}),
+      in_layout};
   int acc = AddAccumulator(nest, {k1_tile, tow[2], k_block}, "K1,OW2,K2", "ow1");
 
   // Prepare: the weight in the blocked layout, once.
@@ -258,9 +243,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   }
 
   // The activation in the blocked layout (zero-padded with padding == copy), every call.
-  if (packed_in) {
+  {
     Stmt copy =
-        compute.Fill(Operand::kInput, *packed_in,
+        compute.Fill(Operand::kInput, packed_in,
                      {E::Var("pn"), E::Var("pc0"), E::Var("ph"), E::Var("pw"), E::Var("pc1")});
     nest.body.push_back(Node::MakeLoop(
         {"pn", shape.n},
@@ -284,14 +269,13 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                           {"oh", oh},
                           {"ow", E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]) + E::Var("ow2")},
                           {"c", E::Var("c0", c_block) + E::Var("c1")},
-                          // The strided layouts' single tap is bound as 0, not as its extent-1
-                          // loop: the strided packing's rows and columns are whole multiples of
-                          // the stride, and the direct read's index stays affine in oh and ow.
-                          {"r", strided_pack || direct ? E::Const(0) : E::Var("r")},
-                          {"s", strided_pack || direct ? E::Const(0) : E::Var("s")}};
+                          // The strided packing's rows and columns are whole multiples of the
+                          // stride: the single tap is bound as 0, not as its extent-1 loop.
+                          {"r", strided_pack ? E::Const(0) : E::Var("r")},
+                          {"s", strided_pack ? E::Const(0) : E::Var("s")}};
   Stmt mac = compute.MultiplyAdd(
-      {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at,
-      packed_in ? &*packed_in : nullptr, &packed_w);
+      {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at, &packed_in,
+      &packed_w);
   Node reduction = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
                                   {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
   if (k1_in_tile) reduction = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {reduction});

@@ -194,30 +194,6 @@ TEST_F(KernelTest, StridedPointwiseConv2dConfigurationsMatchTheReference) {
   EXPECT_TRUE(packed);
 }
 
-// The direct read of 1×1 downsample layers: no packed activation, the same answers.
-TEST_F(KernelTest, DirectPointwiseConv2dConfigurationsMatchTheReference) {
-  ExpectAllOk("conv2d:N=2,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0,bias=1,relu=1", 10, 18,
-              {{{"layout", "NCHWc_direct"},
-                {"tile_k", {1, 2, 4}},
-                {"tile_oh", {2, 3}},
-                {"tile_ow", {1, 1, 5}},
-                {"tile_c", {2, 4}},
-                {"order", {4, 3, 2, 1, 0}},
-                {"parallel", "k_oh"},
-                {"vectorize", 1},
-                {"unroll", 1}}},
-              {{"layout", "NCHWc_direct"}});
-  ExpectAllOk("conv2d:N=1,C=6,H=9,W=9,K=4,R=1,S=1,stride=3,pad=0,residual=1,relu=1", 4, 19, {},
-              {{"layout", "NCHWc_direct"}});
-
-  const Operator op = ParseOperator("conv2d:N=1,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0");
-  const Task task = MakeCpuTask(op);
-  Rng rng(5);
-  const LoopNest nest =
-      MakeCpuNest(op, task.space, SampleWith(task.space, rng, {{"layout", "NCHWc_direct"}}));
-  for (const TensorDecl& tensor : nest.tensors) EXPECT_NE(tensor.name, "Ip");
-}
-
 TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesStayAsTheyWere) {
   auto layouts = [](const std::string& op) {
     const Json json = MakeCpuTask(ParseOperator(op)).space.ToJson();
@@ -227,7 +203,7 @@ TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesS
     return std::string("none");
   };
   const std::string plain = R"(["NCHW","NCHWc"])";
-  const std::string strided = R"(["NCHW","NCHWc","NCHWc_strided","NCHWc_direct"])";
+  const std::string strided = R"(["NCHW","NCHWc","NCHWc_strided"])";
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=0"), strided);
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=1,pad=0"), plain);
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=55,W=56,K=128,R=1,S=1,stride=2,pad=0"), plain);
@@ -245,10 +221,8 @@ TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesS
   const Task task = MakeCpuTask(op);
   Rng rng(1);
   Json config = task.space.ConfigToJson(*task.space.SampleValid(rng));
-  for (const char* layout : {"NCHWc_strided", "NCHWc_direct"}) {
-    config["layout"] = layout;
-    EXPECT_THROW(task.space.ConfigFromJson(config), Error) << layout;
-  }
+  config["layout"] = "NCHWc_strided";
+  EXPECT_THROW(task.space.ConfigFromJson(config), Error);
 }
 
 TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
