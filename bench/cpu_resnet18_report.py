@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""The ResNet-18 CPU table: glimpse's tuned operators beside oneDNN, OpenBLAS, MetaSchedule, peak.
+"""A model's CPU table: glimpse's tuned operators beside oneDNN, OpenBLAS, MetaSchedule, peak.
+
+Written for ResNet-18 (the default --tasks) and used for any model of the zoo with its tasks
+file (bench/configs/<model>_cpu_tasks.txt). The baselines run the bias and ReLU epilogues only:
+an operator glimpse tunes with ReLU6 or a fused residual add is compared with the library's run
+of the same convolution with ReLU and without the residual (marked †: glimpse does more work).
 
 Reads what the runs wrote and nothing else (standard library only):
   --db FILE            a glimpse tuning database of `glimpse tune --target cpu --model resnet18`
   --baselines FILE     bench/cpu_baselines's --json output (oneDNN, OpenBLAS, the FP32 peak)
   --metaschedule FILE  bench/peers/metaschedule_peer.py's --out (optional)
   --checkpoints 64,256,1000   budgets at which glimpse's best-so-far is reported
+  --tasks FILE         the operators, one per line; a trailing '# weight N' (the layers computing
+                       it) on every line adds the summed latency of glimpse and oneDNN
   --remeasured FILE    bench/cpu_remeasure_top.py's --out (optional): for measurements it covers
                        (taken on a busy machine), its quiet re-measurement replaces the recorded
                        times in the checkpoints past its first measurement
@@ -36,17 +43,31 @@ def op_flops(text):
         oh = (f["H"] + 2 * pad - dil * (f["R"] - 1) - 1) // stride + 1
         ow = (f["W"] + 2 * pad - dil * (f["S"] - 1) - 1) // stride + 1
         return 2.0 * f["N"] * f["K"] * oh * ow * f["C"] * f["R"] * f["S"]
+    if name == "depthwise_conv2d":
+        pad, stride, dil = f.get("pad", 0), f.get("stride", 1), f.get("dilation", 1)
+        oh = (f["H"] + 2 * pad - dil * (f["R"] - 1) - 1) // stride + 1
+        ow = (f["W"] + 2 * pad - dil * (f["S"] - 1) - 1) // stride + 1
+        return 2.0 * f["N"] * f["C"] * oh * ow * f["R"] * f["S"]
     raise ValueError(f"no FLOP count for operator '{name}'")
 
 
 def canonical(text):
     """The op text with every field, so that the three sources' spellings compare equal."""
     name, f = parse_op(text)
-    defaults = {"bias": 0, "relu": 0}
-    if name == "conv2d":
+    defaults = {"bias": 0, "relu": 0, "relu6": 0, "residual": 0}
+    if name in ("conv2d", "depthwise_conv2d"):
         defaults.update({"stride": 1, "pad": 0, "dilation": 1})
     for key, value in defaults.items():
         f.setdefault(key, value)
+    return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
+
+
+def baseline_key(text):
+    """The canonical op the baselines ran for glimpse's op: ReLU for ReLU6, no residual add."""
+    name, f = parse_op(canonical(text))
+    if f.get("relu6"):
+        f["relu"], f["relu6"] = 1, 0
+    f["residual"] = 0
     return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
 
 
@@ -94,12 +115,20 @@ def main():
     args = parser.parse_args()
     checkpoints = [int(c) for c in args.checkpoints.split(",")]
 
+    tasks, weights = [], {}
     with open(args.tasks) as f:
-        tasks = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+        for line in f:
+            op, _, comment = line.partition("#")
+            if not op.strip():
+                continue
+            tasks.append(op.strip())
+            words = comment.split()
+            if len(words) == 2 and words[0] == "weight":
+                weights[op.strip()] = int(words[1])
     curves = glimpse_curves(args.db)
     with open(args.baselines) as f:
         baselines = json.load(f)
-    libs = {canonical(entry["op"]): entry["results"] for entry in baselines["ops"]}
+    libs = {baseline_key(entry["op"]): entry["results"] for entry in baselines["ops"]}
     peak = max(p["gflops"] for p in baselines["peak"] if p["threads"] == max(
         q["threads"] for q in baselines["peak"]))
     remeasured = {}
@@ -129,22 +158,47 @@ def main():
               ["peak"])
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    conv_ratios, dense_ratio, reach = [], None, []
+    conv_ratios, dense_ratios, reach, dense_lines = [], [], [], []
+    ratios_by_kind = {}
+    summed = {"glimpse": 0.0, "onednn_blocked": 0.0}  # Σ weight × time, when every task has both
     for op in tasks:
         key = canonical(op)
         flops = op_flops(op)
         times = curves.get(key, [])
         gf = lambda t: None if t is None else flops / t / 1e9
-        row = [f"`{op}`"] + [fmt(gf(best_at(key, times, c))) for c in checkpoints]
-        lib = libs.get(key, {})
+        lighter = baseline_key(op) != key
+        row = [f"`{op}`" + (" †" if lighter else "")] + [
+            fmt(gf(best_at(key, times, c))) for c in checkpoints]
+        lib = libs.get(baseline_key(op), {})
         lib_gf = {name: lib[name]["gflops"] for name in lib if lib[name].get("passed", True)}
         row += [fmt(lib_gf.get("onednn_blocked")), fmt(lib_gf.get("onednn_plain")),
                 fmt(lib_gf.get("openblas_sgemm"))]
         final = best_at(key, times, len(times)) if times else None
-        if key.startswith("conv2d") and final and "onednn_blocked" in lib_gf:
-            conv_ratios.append(gf(final) / lib_gf["onednn_blocked"])
+        lib_s = lib.get("onednn_blocked", {}).get("median_s") if "onednn_blocked" in lib_gf else None
+        if op in weights and final and lib_s and summed is not None:
+            summed["glimpse"] += weights[op] * final
+            summed["onednn_blocked"] += weights[op] * lib_s
+        else:
+            summed = None
+        if "conv2d" in key and final and "onednn_blocked" in lib_gf:
+            ratio = gf(final) / lib_gf["onednn_blocked"]
+            conv_ratios.append(ratio)
+            _, f = parse_op(key)
+            kind = ("depthwise" if key.startswith("depthwise") else
+                    "1×1" if f["R"] == f["S"] == 1 else f"{f['R']}×{f['S']}")
+            ratios_by_kind.setdefault(kind, []).append(ratio)
         if key.startswith("dense") and final and "openblas_sgemm" in lib_gf:
-            dense_ratio = gf(final) / lib_gf["openblas_sgemm"]
+            dense_ratios.append(gf(final) / lib_gf["openblas_sgemm"])
+        if key.startswith("dense") and final:
+            # At M = 1 the layer is a matrix-vector product: judged by the weight bytes it
+            # streams per second, beside the best oneDNN primitive.
+            _, f = parse_op(key)
+            onednn = max((lib_gf[n] for n in ("onednn_blocked", "onednn_plain") if n in lib_gf),
+                         default=None)
+            dense_lines.append(
+                f"- `{op}`: glimpse streams its {f['N'] * f['K'] * 4 / 1e6:.1f} MB of weights at "
+                f"{f['N'] * f['K'] * 4 / final / 1e9:.1f} GB/s"
+                + (f"; glimpse / best oneDNN {gf(final) / onednn:.2f}×" if onednn else ""))
         if ms:
             entry = ms.get(key)
             if entry and entry.get("best"):
@@ -157,17 +211,30 @@ def main():
         row.append(fmt(peak))
         print("| " + " | ".join(row) + " |")
     print()
+    def geomean(values):
+        return math.exp(sum(math.log(r) for r in values) / len(values))
+
     if conv_ratios:
-        geo = math.exp(sum(math.log(r) for r in conv_ratios) / len(conv_ratios))
         print(f"- glimpse (final) / oneDNN blocked, geometric mean over {len(conv_ratios)} "
-              f"convolutions: **{geo:.2f}×** (goal ≥ 1.0×)")
-    if dense_ratio is not None:
-        print(f"- glimpse (final) / OpenBLAS sgemm on the dense layer: **{dense_ratio:.2f}×** "
-              "(goal ≥ 0.9×)")
+              f"convolutions: **{geomean(conv_ratios):.2f}×** (goal ≥ 1.0×); lowest "
+              f"{min(conv_ratios):.2f}× (goal ≥ 0.85×)")
+        if len(ratios_by_kind) > 1:
+            print("- by kind: " + ", ".join(
+                f"{kind} {geomean(values):.2f}× over {len(values)}"
+                for kind, values in sorted(ratios_by_kind.items())))
+    if dense_ratios:
+        print(f"- glimpse (final) / OpenBLAS sgemm, geometric mean over {len(dense_ratios)} dense "
+              f"layer(s): **{geomean(dense_ratios):.2f}×** (goal ≥ 0.9×)")
+    for line in dense_lines:
+        print(line)
     if reach:
         within = sum(1 for _, n, t in reach if n is not None and n <= t / 4)
         print(f"- MetaSchedule's final quality reached by glimpse within 1/4 of its {ms_trials} "
               f"measurements on {within} of {len(reach)} operators (goal: all)")
+    if summed and len(weights) == len(tasks):
+        print(f"- Σ weight × time over the {len(tasks)} tasks (the tuned operators only): glimpse "
+              f"{summed['glimpse'] * 1e3:.2f} ms, oneDNN blocked {summed['onednn_blocked'] * 1e3:.2f} "
+              f"ms ({summed['onednn_blocked'] / summed['glimpse']:.2f}×)")
     counts = {key: len(v) for key, v in curves.items()}
     print(f"- glimpse measurements per task: {sorted(set(counts.values()))}")
     return 0
