@@ -38,16 +38,13 @@ def op_flops(text):
     name, f = parse_op(text)
     if name == "dense":
         return 2.0 * f["M"] * f["N"] * f["K"]
-    if name == "conv2d":
+    if name in ("conv2d", "depthwise_conv2d"):
         pad, stride, dil = f.get("pad", 0), f.get("stride", 1), f.get("dilation", 1)
         oh = (f["H"] + 2 * pad - dil * (f["R"] - 1) - 1) // stride + 1
         ow = (f["W"] + 2 * pad - dil * (f["S"] - 1) - 1) // stride + 1
-        return 2.0 * f["N"] * f["K"] * oh * ow * f["C"] * f["R"] * f["S"]
-    if name == "depthwise_conv2d":
-        pad, stride, dil = f.get("pad", 0), f.get("stride", 1), f.get("dilation", 1)
-        oh = (f["H"] + 2 * pad - dil * (f["R"] - 1) - 1) // stride + 1
-        ow = (f["W"] + 2 * pad - dil * (f["S"] - 1) - 1) // stride + 1
-        return 2.0 * f["N"] * f["C"] * oh * ow * f["R"] * f["S"]
+        # A depthwise output channel reads one input channel, a conv2d one all C of them.
+        reduced = f["C"] if name == "conv2d" else 1
+        return 2.0 * f["N"] * f.get("K", f["C"]) * oh * ow * reduced * f["R"] * f["S"]
     raise ValueError(f"no FLOP count for operator '{name}'")
 
 
