@@ -48,6 +48,11 @@ def op_flops(text):
     raise ValueError(f"no FLOP count for operator '{name}'")
 
 
+def op_text(name, fields):
+    """The op text of parsed fields, every field in name order."""
+    return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(fields.items()))
+
+
 def canonical(text):
     """The op text with every field, so that the three sources' spellings compare equal."""
     name, f = parse_op(text)
@@ -56,7 +61,7 @@ def canonical(text):
         defaults.update({"stride": 1, "pad": 0, "dilation": 1})
     for key, value in defaults.items():
         f.setdefault(key, value)
-    return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
+    return op_text(name, f)
 
 
 def baseline_key(text):
@@ -65,7 +70,7 @@ def baseline_key(text):
     if f.get("relu6"):
         f["relu"], f["relu6"] = 1, 0
     f["residual"] = 0
-    return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
+    return op_text(name, f)
 
 
 def glimpse_curves(db_path):
@@ -163,15 +168,15 @@ def main():
         flops = op_flops(op)
         times = curves.get(key, [])
         gf = lambda t: None if t is None else flops / t / 1e9
-        lighter = baseline_key(op) != key
-        row = [f"`{op}`" + (" †" if lighter else "")] + [
+        base = baseline_key(op)
+        row = [f"`{op}`" + (" †" if base != key else "")] + [
             fmt(gf(best_at(key, times, c))) for c in checkpoints]
-        lib = libs.get(baseline_key(op), {})
+        lib = libs.get(base, {})
         lib_gf = {name: lib[name]["gflops"] for name in lib if lib[name].get("passed", True)}
         row += [fmt(lib_gf.get("onednn_blocked")), fmt(lib_gf.get("onednn_plain")),
                 fmt(lib_gf.get("openblas_sgemm"))]
         final = best_at(key, times, len(times)) if times else None
-        lib_s = lib.get("onednn_blocked", {}).get("median_s") if "onednn_blocked" in lib_gf else None
+        lib_s = lib["onednn_blocked"]["median_s"] if "onednn_blocked" in lib_gf else None
         if op in weights and final and lib_s and summed is not None:
             summed["glimpse"] += weights[op] * final
             summed["onednn_blocked"] += weights[op] * lib_s
