@@ -2,8 +2,11 @@
 // per second for batches of 1,000 candidate graphs of ResNet-18's conv2d layers (uniformly sampled
 // CPU configurations), GraphSAGE and the LSTM at the default shape (hidden 32, 3 hops, linear
 // readout), one thread. Building the graphs (the nest and its features) is timed apart from the
-// forward pass. The weights do not change the work: without a model file, each architecture is
-// trained for one epoch on 64 of the graphs (random times).
+// forward pass. Then what a tuner pays: LearnedCostModel::Predict (glimpse/learned_cost_model.h)
+// on the same new configurations, each operator's in one call — the nests built, their graphs
+// and the GraphSAGE forward pass — on one thread and on every core. The weights do not change the
+// work: without a model file, each architecture is trained for one epoch on 64 of the graphs
+// (random times).
 //
 // Usage: bench_perf_model [graphsage-model.json [lstm-model.json]]
 #include <fmt/format.h>
@@ -11,8 +14,11 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <thread>
 
 #include "glimpse/cpu.h"
+#include "glimpse/learned_cost_model.h"
 #include "glimpse/model_zoo.h"
 #include "glimpse/perf_model.h"
 #include "glimpse/perf_training.h"
@@ -60,9 +66,9 @@ int main(int argc, char** argv) {
   for (PerfModelArchitecture architecture :
        {PerfModelArchitecture::kGraphSage, PerfModelArchitecture::kLstm}) {
     const int arg = architecture == PerfModelArchitecture::kGraphSage ? 1 : 2;
-    std::optional<PerfModel> model;
+    std::shared_ptr<const PerfModel> model;
     if (argc > arg) {
-      model = PerfModel::Load(argv[arg]);
+      model = std::make_shared<const PerfModel>(PerfModel::Load(argv[arg]));
     } else {
       std::vector<PerfTrainingExample> examples;
       for (int i = 0; i < 64; ++i) {
@@ -71,7 +77,7 @@ int main(int argc, char** argv) {
       PerfModelTrainOptions options;
       options.shape.architecture = architecture;
       options.epochs = 1;
-      model = TrainPerfModel(examples, options);
+      model = std::make_shared<const PerfModel>(TrainPerfModel(examples, options));
     }
     double best = 1e30, checksum = 0.0;
     for (int r = 0; r < kRepeats; ++r) {
@@ -88,6 +94,27 @@ int main(int argc, char** argv) {
             ? fmt::format(", hops {}", model->shape().hops)
             : std::string(),
         kBatch, best, kRepeats, kBatch / best, kBatch / (best + build_s), checksum);
+    if (architecture != PerfModelArchitecture::kGraphSage) continue;
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    for (size_t threads : {size_t{1}, cores}) {
+      double best_predict = 1e30;
+      for (int r = 0; r < kRepeats; ++r) {
+        start = std::chrono::steady_clock::now();
+        for (size_t o = 0; o < spaces.size(); ++o) {
+          LearnedCostModel cost(model, spaces[o].first, spaces[o].second);  // an empty cache
+          cost.set_threads(threads);
+          std::vector<Config> mine;
+          for (size_t i = o; i < configs.size(); i += spaces.size()) mine.push_back(configs[i]);
+          cost.Predict(mine);
+        }
+        best_predict = std::min(best_predict, Since(start));
+      }
+      fmt::print(
+          "learned cost model (nests, graphs, forward pass), {} thread{}: {:.3f} s (best of {}), "
+          "{:.0f} new configurations/s\n",
+          threads, threads == 1 ? "" : "s", best_predict, kRepeats, kBatch / best_predict);
+      if (cores == 1) break;
+    }
   }
   return 0;
 }

@@ -10,9 +10,11 @@
 //
 // The model is pretrained and frozen: Fit, Save and Load are errors, and it takes no base model.
 // Predictions are cached by configuration, so the simulated-annealing planner, which scores the
-// same walkers' neighbourhoods again and again, pays for each program once.
+// same walkers' neighbourhoods again and again, pays for each program once; new programs are
+// built and predicted on every core.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -56,11 +58,17 @@ class LearnedCostModel : public CostModel {
   // Distinct configurations scored so far (each program built and predicted once, or found
   // unbuildable), for reports of the search's cost.
   size_t programs_scored() const;
+  // The threads that build and predict new programs (at least 1); hardware_concurrency unless set.
+  void set_threads(size_t threads) { threads_ = std::max<size_t>(1, threads); }
 
  private:
+  // Fewer new configurations than this per thread are scored on the calling thread alone.
+  static constexpr size_t kMinChunk = 64;
+
   std::shared_ptr<const ProgramTimeModel> model_;
   Operator op_;
   const ConfigSpace& space_;
+  size_t threads_;            // the cores that build and predict programs (hardware_concurrency)
   mutable std::mutex mutex_;  // guards the cache and the counters: Predict is const
   mutable std::unordered_map<Config, double, ConfigHasher> scores_;
 };

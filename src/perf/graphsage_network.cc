@@ -18,19 +18,43 @@ void PerfDenseLayer::Finish() {
   }
 }
 
+namespace {
+
+// One block of kBlock outputs of one row: the accumulators stay in vector registers across the
+// inputs (kBlock is a compile-time size and nothing aliases), each input adds its scaled row of
+// weights; zero inputs (one-hot features, ReLU'd embeddings: about half of them) are skipped.
+template <int kBlock>
+[[gnu::always_inline]] inline void AccumulateBlock(const float* __restrict x, int inputs,
+                                                   const float* __restrict weight_t, int stride,
+                                                   const float* __restrict bias,
+                                                   float* __restrict y) {
+  float acc[kBlock];
+  for (int o = 0; o < kBlock; ++o) acc[o] = bias[o];
+  for (int i = 0; i < inputs; ++i) {
+    const float xi = x[i];
+    if (xi == 0.0f) continue;
+    const float* __restrict w = weight_t + size_t(i) * stride;
+    for (int o = 0; o < kBlock; ++o) acc[o] += xi * w[o];
+  }
+  for (int o = 0; o < kBlock; ++o) y[o] = acc[o];
+}
+
+}  // namespace
+
+// The ranking of a tuner's candidates spends most of its time here: compiled for the wider vector
+// units too and chosen at load time (the build itself targets the baseline x86-64).
+GLIMPSE_VECTOR_CLONES
 void PerfDenseLayer::ApplyRows(const float* x, int rows, float* y) const {
-  // Row by row, streaming each input's column of weights across the outputs: the inner loop is
-  // contiguous and vectorises; node features are mostly zeros (one-hots, regions), skipped.
+  const float* wt = weight_t.data();
+  const float* b = bias.data();
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + size_t(r) * inputs;
     float* yr = y + size_t(r) * outputs;
-    std::copy(bias.begin(), bias.end(), yr);
-    for (int i = 0; i < inputs; ++i) {
-      const float xi = xr[i];
-      if (xi == 0.0f) continue;
-      const float* w = weight_t.data() + size_t(i) * outputs;
-      for (int o = 0; o < outputs; ++o) yr[o] += xi * w[o];
-    }
+    int o = 0;
+    for (; o + 32 <= outputs; o += 32)
+      AccumulateBlock<32>(xr, inputs, wt + o, outputs, b + o, yr + o);
+    for (; o + 8 <= outputs; o += 8) AccumulateBlock<8>(xr, inputs, wt + o, outputs, b + o, yr + o);
+    for (; o < outputs; ++o) AccumulateBlock<1>(xr, inputs, wt + o, outputs, b + o, yr + o);
   }
 }
 
@@ -74,46 +98,66 @@ void ReluInPlace(std::vector<float>& v) {
 
 float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
+// Who sends and how many a node receives in one relation: the same for every hop.
+struct RelationShape {
+  std::vector<int> senders;          // nodes with an edge out in this relation
+  std::vector<float> inverse_count;  // per node, 1 / max(1, messages received)
+};
+
+std::vector<RelationShape> RelationShapes(const ProgramGraph& graph) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<RelationShape> shapes(kPerfModelRelations);
+  std::vector<char> sends(n);
+  for (int r = 0; r < kPerfModelRelations; ++r) {
+    const bool forward = RelationForward(r);
+    std::fill(sends.begin(), sends.end(), 0);
+    std::vector<float> count(n, 0.0f);
+    for (const GraphEdge& e : RelationEdges(graph, r)) {
+      sends[forward ? e.from : e.to] = 1;
+      count[forward ? e.to : e.from] += 1.0f;
+    }
+    for (int v = 0; v < n; ++v) {
+      if (sends[v]) shapes[r].senders.push_back(v);
+    }
+    shapes[r].inverse_count.resize(n);
+    for (int v = 0; v < n; ++v) shapes[r].inverse_count[v] = 1.0f / std::max(count[v], 1.0f);
+  }
+  return shapes;
+}
+
 // GraphSAGE's node embeddings after the last hop (nodes × hidden).
 std::vector<float> SageHops(const PerfModelState& s, const ProgramGraph& graph,
                             std::vector<float> h) {
   const int n = static_cast<int>(graph.nodes.size());
   const int hidden = s.shape.hidden;
   const int wide = (1 + kPerfModelRelations) * hidden;
+  const std::vector<RelationShape> relations = RelationShapes(graph);
   std::vector<float> message(size_t(n) * hidden), concat(size_t(n) * wide),
       next(size_t(n) * hidden);
-  std::vector<float> count(n);
   for (int hop = 0; hop < s.shape.hops; ++hop) {
+    std::fill(concat.begin(), concat.end(), 0.0f);
     for (int v = 0; v < n; ++v) {
       std::copy_n(h.begin() + size_t(v) * hidden, hidden, concat.begin() + size_t(v) * wide);
     }
     for (int r = 0; r < kPerfModelRelations; ++r) {
       // Messages of the nodes that send in relation r only (a loop nests, a tensor is loaded…).
       const bool forward = RelationForward(r);
-      std::fill(count.begin(), count.end(), 0.0f);
-      for (const GraphEdge& e : RelationEdges(graph, r)) count[forward ? e.from : e.to] = 1.0f;
-      for (int v = 0; v < n; ++v) {
-        if (count[v] == 0.0f) continue;
+      for (int v : relations[r].senders) {
         float* row = message.data() + size_t(v) * hidden;
         s.message[hop][r].ApplyRows(h.data() + size_t(v) * hidden, 1, row);
         for (int k = 0; k < hidden; ++k) row[k] = std::max(row[k], 0.0f);
       }
       // Mean of the messages from each node's neighbours in relation r (zero without any).
-      std::fill(count.begin(), count.end(), 0.0f);
       const size_t offset = size_t(1 + r) * hidden;
-      for (int v = 0; v < n; ++v) {
-        std::fill_n(concat.begin() + size_t(v) * wide + offset, hidden, 0.0f);
-      }
       for (const GraphEdge& e : RelationEdges(graph, r)) {
         const int src = forward ? e.from : e.to;
         const int dst = forward ? e.to : e.from;
-        float* out = concat.data() + size_t(dst) * wide + offset;
-        const float* in = message.data() + size_t(src) * hidden;
+        float* __restrict out = concat.data() + size_t(dst) * wide + offset;
+        const float* __restrict in = message.data() + size_t(src) * hidden;
         for (int k = 0; k < hidden; ++k) out[k] += in[k];
-        count[dst] += 1.0f;
       }
       for (int v = 0; v < n; ++v) {
-        const float inv = 1.0f / std::max(count[v], 1.0f);
+        const float inv = relations[r].inverse_count[v];
         float* out = concat.data() + size_t(v) * wide + offset;
         for (int k = 0; k < hidden; ++k) out[k] *= inv;
       }
@@ -155,6 +199,7 @@ std::vector<float> LstmLastState(const PerfModelState& s, int n, const std::vect
 
 }  // namespace
 
+GLIMPSE_VECTOR_CLONES
 float ForwardGraph(const PerfModelState& s, const ProgramGraph& graph) {
   const int n = static_cast<int>(graph.nodes.size());
   const int hidden = s.shape.hidden;

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <thread>
 #include <unordered_set>
 
 #include "glimpse/cpu.h"
@@ -71,7 +74,10 @@ std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const
 
 LearnedCostModel::LearnedCostModel(std::shared_ptr<const ProgramTimeModel> model, Operator op,
                                    const ConfigSpace& space)
-    : model_(std::move(model)), op_(std::move(op)), space_(space) {
+    : model_(std::move(model)),
+      op_(std::move(op)),
+      space_(space),
+      threads_(std::max(1u, std::thread::hardware_concurrency())) {
   if (!model_) throw Error("learned cost model: no performance model given");
 }
 
@@ -106,30 +112,62 @@ void LearnedCostModel::Load(const std::string& path) {
 
 std::vector<double> LearnedCostModel::Predict(const std::vector<Config>& configs) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Build the programs of the configurations not scored yet (each once, however often it
-  // appears), predict them in one batch, then answer from the cache.
-  std::vector<LoopNest> nests;
+  // The configurations not scored yet, each once however often it appears.
   std::vector<Config> pending;
   std::unordered_set<Config, ConfigHasher> pending_set;
   for (const Config& config : configs) {
-    if (scores_.count(config) || pending_set.count(config)) continue;
-    try {
-      nests.push_back(MakeCpuNest(op_, space_, config));
-      pending_set.insert(config);
-      pending.push_back(config);
-    } catch (const Error&) {
-      scores_.emplace(config, kUnbuildableScore);
-    }
+    if (scores_.count(config) || !pending_set.insert(config).second) continue;
+    pending.push_back(config);
   }
-  if (!nests.empty()) {
+  // Their programs are built and predicted in chunks on every core: a planner asks for
+  // thousands at a time and nothing else runs meanwhile (the model is safe to share,
+  // glimpse/program_time_model.h).
+  std::vector<double> scores(pending.size(), kUnbuildableScore);
+  const size_t chunks = std::min(pending.size() / kMinChunk + 1, threads_);
+  auto score_chunk = [&](size_t chunk) {
+    const size_t begin = pending.size() * chunk / chunks;
+    const size_t end = pending.size() * (chunk + 1) / chunks;
+    std::vector<LoopNest> nests;
+    std::vector<size_t> built;
+    nests.reserve(end - begin);
+    for (size_t i = begin; i < end; ++i) {
+      try {
+        nests.push_back(MakeCpuNest(op_, space_, pending[i]));
+        built.push_back(i);
+      } catch (const Error&) {
+        // Unbuildable: keeps kUnbuildableScore.
+      }
+    }
+    if (nests.empty()) return;
     std::vector<const LoopNest*> pointers;
     pointers.reserve(nests.size());
     for (const LoopNest& nest : nests) pointers.push_back(&nest);
     const std::vector<double> log_times = model_->PredictLogTimes(pointers);
-    for (size_t i = 0; i < pending.size(); ++i) {
-      scores_.emplace(pending[i], std::isfinite(log_times[i]) ? -log_times[i] : kUnbuildableScore);
+    for (size_t j = 0; j < built.size(); ++j) {
+      if (std::isfinite(log_times[j])) scores[built[j]] = -log_times[j];
+    }
+  };
+  if (chunks <= 1) {
+    score_chunk(0);
+  } else {
+    std::vector<std::exception_ptr> errors(chunks);
+    std::vector<std::thread> pool;
+    for (size_t chunk = 0; chunk < chunks; ++chunk) {
+      pool.emplace_back([&, chunk] {
+        try {
+          score_chunk(chunk);
+        } catch (...) {
+          errors[chunk] = std::current_exception();
+        }
+      });
+    }
+    for (std::thread& thread : pool) thread.join();
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
     }
   }
+  for (size_t i = 0; i < pending.size(); ++i) scores_.emplace(pending[i], scores[i]);
+
   std::vector<double> out;
   out.reserve(configs.size());
   for (const Config& config : configs) out.push_back(scores_.at(config));

@@ -12,6 +12,16 @@
 #include "glimpse/perf_model.h"
 #include "glimpse/program_graph.h"
 
+// The forward pass's hot functions are compiled for AVX2+FMA and AVX-512 as well as the baseline
+// x86-64, the loader picking the widest the CPU has (GCC's function multi-versioning); elsewhere
+// they are compiled once.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GLIMPSE_VECTOR_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GLIMPSE_VECTOR_CLONES
+#endif
+
 namespace glimpse {
 namespace perf {
 

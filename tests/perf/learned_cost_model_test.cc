@@ -50,6 +50,31 @@ TEST(LearnedCostModelTest, ScoresAreMinusThePredictedLogTimeAndCached) {
   EXPECT_NE(cost.FeatureVersion().find("op=dense:M=4,N=8,K=16"), std::string::npos);
 }
 
+TEST(LearnedCostModelTest, ABatchSplitAcrossThreadsScoresAsOneAtATime) {
+  // Hundreds of new configurations (some without a program) are built and predicted in chunks on
+  // several threads; each score must be the one the configuration gets alone.
+  const Operator op = ParseOperator("conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1");
+  const ConfigSpace space = MakeCpuSpace(op);
+  const std::shared_ptr<const PerfModel> model = Model(9);
+  LearnedCostModel batched(model, op, space);
+  batched.set_threads(4);
+  Rng rng(3);
+  std::vector<Config> configs;
+  for (int i = 0; i < 600; ++i) {
+    configs.push_back(*space.SampleValid(rng));
+    if (i % 97 == 0) configs.back().indices.pop_back();  // unbuildable
+  }
+  const std::vector<double> scores = batched.Predict(configs);
+  LearnedCostModel alone(model, op, space);
+  alone.set_threads(1);
+  size_t unbuildable = 0;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    EXPECT_EQ(scores[i], alone.Predict({configs[i]})[0]) << i;
+    unbuildable += scores[i] == LearnedCostModel::kUnbuildableScore;
+  }
+  EXPECT_EQ(unbuildable, 7u);
+}
+
 TEST(LearnedCostModelTest, AConfigurationWithoutAProgramScoresBelowEveryPrediction) {
   const Operator op = ParseOperator(kOp);
   const ConfigSpace space = MakeCpuSpace(op);
