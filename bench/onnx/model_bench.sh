@@ -2,8 +2,10 @@
 # Issue 18's whole-model benchmark for one torchvision model exported to ONNX
 # (bench/onnx/export_torchvision.py): tune it with glimpse (a global budget), compile it, run it
 # at 1 and 2 threads beside ONNX Runtime (glimpse run), and time PyTorch eager at the same thread
-# counts, one after the other in one sitting. Results under bench/results/model_compile/<model>/.
-#   bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
+# counts, one after the other in one sitting. Results under
+# bench/results/model_compile/<model>-b<budget>[-<tag>]/ (TAG=… names a rerun on another day or
+# machine, so that earlier results stay).
+#   [TAG=name] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 model="$1"
@@ -11,7 +13,7 @@ budget="${2:-600}"
 python="${3:-.venv/bin/python}"
 glimpse="${GLIMPSE:-build/ci/glimpse}"
 onnx="bench/onnx/models/$model.onnx"
-out="bench/results/model_compile/$model-b$budget"
+out="bench/results/model_compile/$model-b$budget${TAG:+-$TAG}"
 mkdir -p "$out"
 [ -f "$onnx" ] || "$python" bench/onnx/export_torchvision.py --models "$model"
 db="$out/tune.db"
