@@ -201,8 +201,21 @@ struct Node {
   Stmt stmt;               // !is_loop
 
   static Node MakeLoop(Loop loop, std::vector<Node> body);
+  // A loop around one node, moved in. `MakeLoop(loop, {Node::MakeLoop(…)})` picks this one: a
+  // braced list of nodes would copy the whole subtree (twice) at every level of a nest. (So an
+  // empty body is spelled `MakeLoop(loop, std::vector<Node>{})`: `{}` would fit both.)
+  static Node MakeLoop(Loop loop, Node only_child);
   static Node MakeStmt(Stmt stmt);
 };
+
+// A body of these nodes, moved in, in order — what a braced list {a, b, c} would copy.
+template <typename... Nodes>
+std::vector<Node> MoveNodes(Nodes&&... nodes) {
+  std::vector<Node> body;
+  body.reserve(sizeof...(nodes));
+  (body.push_back(std::forward<Nodes>(nodes)), ...);
+  return body;
+}
 
 // loops[0] { loops[1] { … { body } } }: a perfect nest of `loops` (at least one) around `body`.
 Node NestLoops(const std::vector<Loop>& loops, std::vector<Node> body);

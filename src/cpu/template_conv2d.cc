@@ -153,8 +153,10 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
       {"n", shape.n},
       {Node::MakeLoop(
           {"k0", tk[0]},
-          {Node::MakeLoop({"oh0", toh[0]}, {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, reduction,
-                                                                             store_nest})})})}));
+          {Node::MakeLoop(
+              {"oh0", toh[0]},
+              {Node::MakeLoop({"ow0", tow[0]}, MoveNodes(std::move(zero_nest), std::move(reduction),
+                                                         std::move(store_nest)))})})}));
 
   SplitLoop(nest, "c", tc, {"c0", "c1"});
   SplitLoop(nest, "ki", {tk[1], tk[2]}, {"k1", "k2"});
@@ -278,12 +280,14 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
       &packed_w);
   Node reduction = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
                                   {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
-  if (k1_in_tile) reduction = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {reduction});
+  if (k1_in_tile)
+    reduction = Node::MakeLoop({"k1", tk[1], LoopKind::kUnrolled}, {std::move(reduction)});
   const std::vector<std::string> reduction_names = {"c0", "c1", "r", "s"};
   const std::vector<int64_t> reduction_extents = {tc[0], c_block, shape.r, shape.s};
   for (auto it = order_knob.rbegin(); it != order_knob.rend(); ++it) {
     if (*it == 4) continue;  // k1
-    reduction = Node::MakeLoop({reduction_names.at(*it), reduction_extents.at(*it)}, {reduction});
+    reduction = Node::MakeLoop({reduction_names.at(*it), reduction_extents.at(*it)},
+                               {std::move(reduction)});
   }
 
   Stmt zero{StmtKind::kZero, {acc, {E::Var("zk1"), E::Var("zw"), E::Var("zk2")}}};
@@ -303,8 +307,10 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
                                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
 
-  Node tile = Node::MakeLoop({"oh1", toh[1]},
-                             {Node::MakeLoop({"ow1", tow[1]}, {zero_nest, reduction, store_nest})});
+  Node tile = Node::MakeLoop(
+      {"oh1", toh[1]},
+      {Node::MakeLoop({"ow1", tow[1]}, MoveNodes(std::move(zero_nest), std::move(reduction),
+                                                 std::move(store_nest)))});
   if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
   nest.body.push_back(Node::MakeLoop(
       {"n", shape.n},

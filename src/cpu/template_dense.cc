@@ -112,8 +112,10 @@ LoopNest MakeMatmulNest(const MatmulDims& dims, const ConfigView& config) {
   Node store_nest =
       Node::MakeLoop({"wm", m_tile}, {Node::MakeLoop({"wn", n_tile}, {Node::MakeStmt(store)})});
 
-  Node tiles = Node::MakeLoop({"m0", tm[0]},
-                              {Node::MakeLoop({"n0", tn[0]}, {zero_nest, reduction, store_nest})});
+  Node tiles = Node::MakeLoop(
+      {"m0", tm[0]},
+      {Node::MakeLoop({"n0", tn[0]}, MoveNodes(std::move(zero_nest), std::move(reduction),
+                                               std::move(store_nest)))});
   if (batched) tiles = Node::MakeLoop({"b", dims.batch}, {std::move(tiles)});
   nest.body.push_back(std::move(tiles));
 

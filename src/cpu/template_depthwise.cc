@@ -184,8 +184,10 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
       {"n", shape.n},
       {Node::MakeLoop(
           {"c0", tc[0]},
-          {Node::MakeLoop({"oh0", toh[0]}, {Node::MakeLoop({"ow0", tow[0]}, {zero_nest, reduction,
-                                                                             store_nest})})})}));
+          {Node::MakeLoop(
+              {"oh0", toh[0]},
+              {Node::MakeLoop({"ow0", tow[0]}, MoveNodes(std::move(zero_nest), std::move(reduction),
+                                                         std::move(store_nest)))})})}));
 
   const std::string parallel = config.Text("parallel");
   if (parallel == "c" || parallel == "c_oh") SetLoopKind(nest, "c0", LoopKind::kParallel);

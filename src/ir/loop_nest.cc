@@ -113,6 +113,14 @@ Node Node::MakeLoop(Loop loop, std::vector<Node> body) {
   return node;
 }
 
+Node Node::MakeLoop(Loop loop, Node only_child) {
+  Node node;
+  node.is_loop = true;
+  node.loop = std::move(loop);
+  node.body.push_back(std::move(only_child));
+  return node;
+}
+
 Node Node::MakeStmt(Stmt stmt) {
   Node node;
   node.stmt = std::move(stmt);
@@ -122,8 +130,9 @@ Node Node::MakeStmt(Stmt stmt) {
 Node NestLoops(const std::vector<Loop>& loops, std::vector<Node> body) {
   if (loops.empty()) throw Error("NestLoops: no loops");
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-    std::vector<Node> inner = std::move(body);
-    body = {Node::MakeLoop(*it, std::move(inner))};
+    Node loop = Node::MakeLoop(*it, std::move(body));
+    body.clear();
+    body.push_back(std::move(loop));
   }
   return std::move(body.front());
 }

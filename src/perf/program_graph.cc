@@ -43,6 +43,8 @@ class Builder {
       : nest_(nest), graph_(graph), tile_(TileSubVector(graph.tile_sizes)) {}
 
   void Build() {
+    // One allocation for the nodes: a graph holds about 40 of 260 bytes each.
+    graph_.nodes.reserve(nest_.tensors.size() + NodesOf(nest_.body));
     Tensors();
     Body(nest_.body, -1);
   }
@@ -66,6 +68,15 @@ class Builder {
                   std::to_string(access.tensor) + " of " + std::to_string(nest_.tensors.size()));
     }
     return nest_.tensors[access.tensor];
+  }
+
+  // The loop, compute and access nodes of a body.
+  static size_t NodesOf(const std::vector<Node>& body) {
+    size_t count = 0;
+    for (const Node& node : body) {
+      count += node.is_loop ? 1 + NodesOf(node.body) : 1 + Uses(node.stmt).size();
+    }
+    return count;
   }
 
   // The accesses a statement makes, reads first (the order of its nodes).
@@ -201,18 +212,17 @@ class Builder {
 
   void AccessFeatures(const Access& access, const TensorDecl& tensor, Features& f) const {
     const int depth = static_cast<int>(loops_.size());
+    const perf::AccessInLoops in_loops(access, tensor, loops_);
     for (int i = 0; i < gf::kAccessLoops; ++i) {
       // The innermost i+1 loops (all of them beyond the depth).
       const int first = std::max(0, depth - 1 - i);
-      std::vector<const Loop*> inner(loops_.begin() + first, loops_.end());
-      f[gf::kAccessLogFootprint + i] = LogCount(perf::Footprint(access, tensor, inner));
+      f[gf::kAccessLogFootprint + i] = LogCount(in_loops.Footprint(first));
       if (i >= depth) continue;
-      const Loop& loop = *loops_[depth - 1 - i];
-      f[gf::kAccessStride + i] =
-          SignedLog(static_cast<double>(perf::FlatStride(access, tensor, loop.name)));
-      f[gf::kAccessLoopLogExtent + i] = LogCount(static_cast<double>(loop.extent));
+      const int loop = depth - 1 - i;
+      f[gf::kAccessStride + i] = SignedLog(static_cast<double>(in_loops.FlatStride(loop)));
+      f[gf::kAccessLoopLogExtent + i] = LogCount(static_cast<double>(loops_[loop]->extent));
     }
-    f[gf::kAccessLogFootprintNest] = LogCount(perf::Footprint(access, tensor, loops_));
+    f[gf::kAccessLogFootprintNest] = LogCount(in_loops.Footprint(0));
     f[gf::kAccessGuarded] = access.zero_outside ? 1.0f : 0.0f;
   }
 

@@ -56,19 +56,21 @@ TEST(ValidateGpuNest, AcceptsAWellFormedNest) {
 
 TEST(ValidateGpuNest, RejectsParallelLoops) {
   LoopNest nest = TiledCopy();
-  ThreadLoop(nest).body.push_back(Node::MakeLoop({"p", 2, LoopKind::kParallel}, {}));
+  ThreadLoop(nest).body.push_back(
+      Node::MakeLoop({"p", 2, LoopKind::kParallel}, std::vector<Node>{}));
   EXPECT_REJECTED(nest, "parallel");
 }
 
 TEST(ValidateGpuNest, RejectsBindingsBelowTheLeadingChains) {
   LoopNest nest = TiledCopy();
   // A block-bound loop inside the thread-bound one.
-  ThreadLoop(nest).body.push_back(Node::MakeLoop({"late", 2, LoopKind::kBlockY}, {}));
+  ThreadLoop(nest).body.push_back(
+      Node::MakeLoop({"late", 2, LoopKind::kBlockY}, std::vector<Node>{}));
   EXPECT_REJECTED(nest, "'late' is bound to blockIdx.y");
   // A thread-bound loop below a serial loop.
   LoopNest serial = TiledCopy();
-  ThreadLoop(serial).body.push_back(
-      Node::MakeLoop({"s", 2}, {Node::MakeLoop({"ty", 2, LoopKind::kThreadY}, {})}));
+  ThreadLoop(serial).body.push_back(Node::MakeLoop(
+      {"s", 2}, {Node::MakeLoop({"ty", 2, LoopKind::kThreadY}, std::vector<Node>{})}));
   EXPECT_REJECTED(serial, "'ty' is bound to threadIdx.y");
 }
 

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <vector>
 
+#include "glimpse/cpu.h"
 #include "glimpse/program_graph.h"
+#include "glimpse/random.h"
+#include "perf/access_analysis.h"
 
 namespace glimpse {
 namespace {
@@ -87,6 +90,62 @@ TEST(FootprintTest, StridedWindowsAreBoundedByRangeAndIterations) {
     EXPECT_FLOAT_EQ(load_in.features[gf::kAccessStride + 1], Log(2));  // o steps 2 elements
     // r is the reduction loop and innermost: one step of it finishes one output element.
     EXPECT_EQ(graph.tile_sizes, (std::vector<int64_t>{1}));
+  }
+}
+
+// AccessInLoops looks each loop's coefficient up once and answers for every suffix of the loops;
+// the one-off functions look them up by name on each call. On every access of real template
+// nests (all four operator kinds, sampled configurations) the two must agree exactly.
+void ExpectAccessesAgree(const LoopNest& nest, const std::vector<Node>& body,
+                         std::vector<const Loop*>& loops, int& checked) {
+  for (const Node& node : body) {
+    if (node.is_loop) {
+      loops.push_back(&node.loop);
+      ExpectAccessesAgree(nest, node.body, loops, checked);
+      loops.pop_back();
+      continue;
+    }
+    std::vector<const Access*> accesses = StmtReads(node.stmt);
+    accesses.push_back(&node.stmt.dst);
+    for (const Access* access : accesses) {
+      const TensorDecl& tensor = nest.tensors[access->tensor];
+      const perf::AccessInLoops in_loops(*access, tensor, loops);
+      ASSERT_EQ(in_loops.NumLoops(), loops.size());
+      for (size_t first = 0; first <= loops.size(); ++first) {
+        const std::vector<const Loop*> suffix(loops.begin() + first, loops.end());
+        EXPECT_EQ(in_loops.Footprint(first), perf::Footprint(*access, tensor, suffix))
+            << tensor.name << " from loop " << first;
+        EXPECT_EQ(in_loops.FootprintPerDimension(first),
+                  perf::FootprintPerDimension(*access, tensor, suffix))
+            << tensor.name << " from loop " << first;
+        if (first < loops.size()) {
+          EXPECT_EQ(in_loops.FlatStride(first),
+                    perf::FlatStride(*access, tensor, loops[first]->name))
+              << tensor.name << " along " << loops[first]->name;
+        }
+      }
+      ++checked;
+    }
+  }
+}
+
+TEST(AccessInLoopsTest, AgreesWithTheOneOffFormsOnTemplateNests) {
+  for (const char* text : {"dense:M=32,N=64,K=48,bias=1,relu=1",
+                           "conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,stride=2,pad=1",
+                           "depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=1,pad=1",
+                           "batch_matmul:B=4,M=16,N=24,K=32"}) {
+    SCOPED_TRACE(text);
+    const Operator op = ParseOperator(text);
+    const ConfigSpace space = MakeCpuSpace(op);
+    Rng rng(7);
+    int checked = 0;
+    for (int sample = 0; sample < 8; ++sample) {
+      const LoopNest nest = MakeCpuNest(op, space, *space.SampleValid(rng));
+      std::vector<const Loop*> loops;
+      ExpectAccessesAgree(nest, nest.body, loops, checked);
+      ExpectAccessesAgree(nest, nest.prepare, loops, checked);
+    }
+    EXPECT_GT(checked, 8 * 3);  // every nest has a multiply-add: three reads and a write
   }
 }
 
