@@ -198,7 +198,10 @@ Node* FindNodeInNest(LoopNest& nest, const std::string& name) {
 }
 
 void SubstituteAccess(Access& access, const std::string& loop, const AffineExpr& replacement) {
-  for (AffineExpr& e : access.index) e = e.Substitute(loop, replacement);
+  for (AffineExpr& e : access.index) {
+    // Most indices do not use the loop: leave them be rather than copy them onto themselves.
+    if (e.DependsOn(loop)) e = e.Substitute(loop, replacement);
+  }
 }
 
 void SubstituteTree(std::vector<Node>& nodes, const std::string& loop,
