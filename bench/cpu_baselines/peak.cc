@@ -57,23 +57,29 @@ __attribute__((target("avx512f"))) float FmaChainsAvx512(int64_t iterations, flo
   return total;
 }
 
-// 100 dependent adds per iteration: one cycle each, so the chain (not the loop's own counter and
-// branch, which run beside it on other ALUs) sets the time.
-#define GLIMPSE_ADD10                                                                    \
-  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t" \
-  "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-constexpr int kAddsPerIteration = 100;
+// 100 dependent 64-bit multiplies per iteration: three cycles each on every x86 core since Sandy
+// Bridge and Zen, so the chain (not the loop's own counter and branch, which run beside it on
+// other ALUs) sets the time. Not adds of an immediate: Golden Cove-class cores (Sapphire and
+// Emerald Rapids) fold chains of those at register renaming, several per cycle — the clock read
+// 9–17 GHz there.
+#define GLIMPSE_MUL10                                                           \
+  "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t" \
+  "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t"
+constexpr int kCyclesPerIteration = 100 * 3;
 
-__attribute__((noinline)) float AddChain(int64_t iterations) {
-  uint64_t x = 0;
+__attribute__((noinline)) float MultiplyChain(int64_t iterations) {
+  uint64_t x = 1;
+  volatile uint64_t one_source = 1;  // a value the compiler cannot see, in a register
+  const uint64_t one = one_source;
   for (int64_t it = 0; it < iterations; ++it) {
-    asm volatile(GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10
-                     GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10 GLIMPSE_ADD10
-                 : "+r"(x));
+    asm volatile(GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10
+                     GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10 GLIMPSE_MUL10
+                 : "+r"(x)
+                 : "r"(one));
   }
   return static_cast<float>(x);
 }
-#undef GLIMPSE_ADD10
+#undef GLIMPSE_MUL10
 
 using ChainsFn = float (*)(int64_t, float, float);
 
@@ -121,7 +127,7 @@ double MeasureClockGhz(const std::vector<int>& cpus, const Protocol& protocol) {
   if (cpus.empty()) throw Error("clock: no CPUs to run on");
   const auto sample = [&](int64_t iterations, const std::vector<int>& on) {
     return RunPinnedSample(
-        on, [&](size_t) { return AddChain(iterations); }, "clock");
+        on, [&](size_t) { return MultiplyChain(iterations); }, "clock");
   };
   // About 2 ms per sample, like the peak's, from the fastest of three short runs.
   int64_t iterations = 1 << 10;
@@ -136,7 +142,7 @@ double MeasureClockGhz(const std::vector<int>& cpus, const Protocol& protocol) {
   }
   const std::vector<double> samples =
       RepeatSamples([&] { return sample(iterations, cpus); }, protocol);
-  return static_cast<double>(iterations) * kAddsPerIteration / Median(samples) / 1e9;
+  return static_cast<double>(iterations) * kCyclesPerIteration / Median(samples) / 1e9;
 }
 
 std::vector<PeakResult> MeasurePeak(const std::vector<int>& cpus, const Protocol& protocol) {
