@@ -30,9 +30,9 @@ struct PeakResult {
   double flop_per_cycle = 0;  // gflops / threads / clock_ghz
 };
 
-// The clock of the cores `cpus` while each runs a chain of dependent integer adds (one cycle
-// each), one pinned thread per CPU: added cycles / median seconds. Throws Error when a thread
-// cannot be pinned.
+// The clock of the cores `cpus` while each runs a chain of dependent 64-bit integer multiplies
+// (three cycles each), one pinned thread per CPU: the chain's cycles / median seconds. Throws
+// Error when a thread cannot be pinned.
 double MeasureClockGhz(const std::vector<int>& cpus, const Protocol& protocol);
 
 // Per supported ISA: one thread on cpus[0], then one thread on each of `cpus` (when there is more

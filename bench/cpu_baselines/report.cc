@@ -201,7 +201,7 @@ std::string ToMarkdown(const RunRecord& record) {
   }
   md +=
       "\nThe clock is measured on the same CPUs right after each peak, from a chain of dependent "
-      "integer adds (one cycle each); FLOP/cycle per core names the FMA hardware the peak "
+      "integer multiplies (three cycles each); FLOP/cycle per core names the FMA hardware the peak "
       "reached: 32 is two 256-bit FMA pipes (Zen 4 runs AVX-512 as two halves on them), 64 two "
       "512-bit ones.\n";
   md +=
