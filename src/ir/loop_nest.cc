@@ -114,11 +114,9 @@ Node Node::MakeLoop(Loop loop, std::vector<Node> body) {
 }
 
 Node Node::MakeLoop(Loop loop, Node only_child) {
-  Node node;
-  node.is_loop = true;
-  node.loop = std::move(loop);
-  node.body.push_back(std::move(only_child));
-  return node;
+  std::vector<Node> body;
+  body.push_back(std::move(only_child));
+  return MakeLoop(std::move(loop), std::move(body));
 }
 
 Node Node::MakeStmt(Stmt stmt) {

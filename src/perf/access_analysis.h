@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "glimpse/loop_nest.h"
@@ -51,7 +50,6 @@ class AccessInLoops {
 };
 
 // One-off forms of the above, for an access and the loops `loops` (all of them).
-int64_t FlatStride(const Access& access, const TensorDecl& tensor, const std::string& loop);
 std::vector<double> FootprintPerDimension(const Access& access, const TensorDecl& tensor,
                                           const std::vector<const Loop*>& loops);
 double Footprint(const Access& access, const TensorDecl& tensor,
