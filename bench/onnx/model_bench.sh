@@ -4,8 +4,10 @@
 # at 1 and 2 threads beside ONNX Runtime (glimpse run), and time PyTorch eager at the same thread
 # counts, one after the other in one sitting. Results under
 # bench/results/model_compile/<model>-b<budget>[-<tag>]/ (TAG=… names a rerun on another day or
-# machine, so that earlier results stay).
-#   [TAG=name] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
+# machine, so that earlier results stay). DB=FILE skips the tuning and compiles with that database
+# (a run tuned elsewhere, e.g. 1000 measurements per task): results then under
+# bench/results/model_compile/<model>-<TAG>/, and the budget argument is ignored.
+#   [TAG=name] [DB=file] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 model="$1"
@@ -13,18 +15,29 @@ budget="${2:-600}"
 python="${3:-.venv/bin/python}"
 glimpse="${GLIMPSE:-build/ci/glimpse}"
 onnx="bench/onnx/models/$model.onnx"
-out="bench/results/model_compile/$model-b$budget${TAG:+-$TAG}"
+if [ -n "${DB:-}" ]; then
+  [ -n "${TAG:-}" ] || { echo "model_bench.sh: DB=$DB needs TAG=… to name the results" >&2; exit 2; }
+  [ -f "$DB" ] || { echo "model_bench.sh: DB=$DB: no such database" >&2; exit 2; }
+  out="bench/results/model_compile/$model-$TAG"
+else
+  out="bench/results/model_compile/$model-b$budget${TAG:+-$TAG}"
+fi
 mkdir -p "$out"
 [ -f "$onnx" ] || "$python" bench/onnx/export_torchvision.py --models "$model"
-db="$out/tune.db"
-{
-  echo "# $(date -u +%FT%TZ) on $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
-  echo "# $glimpse tune --target cpu --model $onnx --input-shape input=1x3x224x224 --tuner xgb --global-budget $budget --db $db"
-} > "$out/commands.txt"
-start=$(date +%s)
-"$glimpse" tune --target cpu --model "$onnx" --tuner xgb --global-budget "$budget" --db "$db" \
-  --progress log --json > "$out/tune.json" 2> "$out/tune.log"
-echo "# tuning took $(( $(date +%s) - start )) s" >> "$out/commands.txt"
+echo "# $(date -u +%FT%TZ) on $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs" \
+  > "$out/commands.txt"
+if [ -n "${DB:-}" ]; then
+  db="$DB"
+  echo "# tuned elsewhere: $db" >> "$out/commands.txt"
+else
+  db="$out/tune.db"
+  echo "# $glimpse tune --target cpu --model $onnx --input-shape input=1x3x224x224 --tuner xgb --global-budget $budget --db $db" \
+    >> "$out/commands.txt"
+  start=$(date +%s)
+  "$glimpse" tune --target cpu --model "$onnx" --tuner xgb --global-budget "$budget" --db "$db" \
+    --progress log --json > "$out/tune.json" 2> "$out/tune.log"
+  echo "# tuning took $(( $(date +%s) - start )) s" >> "$out/commands.txt"
+fi
 "$glimpse" compile "$onnx" --db "$db" -o "$out/lib" > "$out/compile.txt" 2>&1
 "$glimpse" run "$out/lib" --threads 1,2 --python "$python" --json "$out/run.json" \
   > "$out/run.txt" 2> "$out/run.log"

@@ -23,7 +23,6 @@ def main():
     for d in sys.argv[1:]:
         run = load(os.path.join(d, "run.json"))
         manifest = load(os.path.join(d, "lib", "glimpse-compile.json"))
-        tune = load(os.path.join(d, "tune.json"))
         estimate = manifest["estimated_kernels_s"] if manifest["estimate_complete"] else None
         name = os.path.basename(d)
         for r in run["runs"]:
@@ -33,7 +32,7 @@ def main():
             torch = load(os.path.join(d, f"torch-{t}t.json"))["median_s"]
             scale = max(r["max_abs_reference"], 1e-30)
             # The estimate is of kernels timed at the tuning's thread count (all CPUs).
-            est = f"{estimate * 1e3:.2f}" if estimate is not None and t == tune_threads(tune) else "-"
+            est = f"{estimate * 1e3:.2f}" if estimate is not None and t == tune_threads() else "-"
             outside = (f"{(ours - estimate) * 1e3:.2f} ms ({(ours - estimate) / ours:.0%})"
                        if est != "-" else "-")
             print(f"| {name} | {t} | {ours * 1e3:.2f} | {ort * 1e3:.2f} | {torch * 1e3:.2f} | "
@@ -42,7 +41,8 @@ def main():
                   f"{r['max_abs_error_vs_onnxruntime'] / scale:.1e} |")
 
 
-def tune_threads(tune):
+def tune_threads():
+    """The thread count the kernels were tuned (and their times recorded) at: every CPU."""
     return os.cpu_count()
 
 

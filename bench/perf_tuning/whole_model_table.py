@@ -5,8 +5,12 @@ For each run: the summed latency of the tuned operators (Σ weight × the operat
 `glimpse tune` prints it) after the first k measurements of every task, and the median quality at
 the end (per operator, the best time any of the runs found over this run's best).
 
+With --per-task, also one row per operator: each run's best time and how many measurements it
+took, and the Σ weight × best over the operators every run measured (so that a run still under
+way, or stopped part-way, compares on the tasks it finished).
+
 Usage:
-  whole_model_table.py --run NAME=TUNE_LOG,EXPORT [--run …] [--at 1,4,8,16,64]
+  whole_model_table.py --run NAME=TUNE_LOG,EXPORT [--run …] [--at 1,4,8,16,64] [--per-task]
 TUNE_LOG is the run's output (its 'task i/n: OPERATOR (weight W, …' lines give the weights);
 EXPORT is `glimpse db export --db DB` of the run's database (JSON lines, .gz allowed).
 """
@@ -60,6 +64,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", action="append", required=True, help="NAME=TUNE_LOG,EXPORT")
     parser.add_argument("--at", default="1,4,8,16,64", help="measurements per task")
+    parser.add_argument("--per-task", action="store_true",
+                        help="also each operator's best time per run, and Σ over the common ones")
     args = parser.parse_args()
     at = [int(k) for k in args.at.split(",")]
     runs = {}
@@ -94,6 +100,31 @@ def main():
         note = f" ({len(missing)} tasks without records)" if missing else ""
         print(f"| {name} | {len(weights)}{note} | {' / '.join(sums)} | "
               f"{statistics.median(quality):.2f} |")
+    if args.per_task:
+        print()
+        print_per_task(runs)
+
+
+def print_per_task(runs):
+    """One row per operator (the first run's order and weights): each run's best in ms and its
+    measurement count; then Σ weight × best over the operators every run has a best for."""
+    names = list(runs)
+    weights = runs[names[0]][0]
+    print("| operator | weight | " + " | ".join(f"{n}: best ms (measured)" for n in names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    common = []
+    for op, w in weights.items():
+        cells = []
+        for n in names:
+            times = runs[n][1].get(op, [])
+            b = best(times)
+            cells.append("—" if b is None else f"{b * 1e3:.3f} ({len(times)})")
+        if all(best(runs[n][1].get(op, [])) is not None for n in names):
+            common.append(op)
+        print(f"| {op} | {w} | " + " | ".join(cells) + " |")
+    sums = [sum(weights[op] * best(runs[n][1][op]) for op in common) * 1e3 for n in names]
+    print(f"| Σ over the {len(common)} operators every run measured | | "
+          + " | ".join(f"{s:.2f}" for s in sums) + " |")
 
 
 if __name__ == "__main__":

@@ -43,9 +43,9 @@ def write_run(directory, name, weights, measurements):
 
 
 class WholeModelTableTest(unittest.TestCase):
-    def run_table(self, *runs, at="1,2,3"):
+    def run_table(self, *runs, at="1,2,3", extra=()):
         result = subprocess.run([sys.executable, SCRIPT, *[a for r in runs for a in ("--run", r)],
-                                 "--at", at], capture_output=True, text=True, check=True)
+                                 "--at", at, *extra], capture_output=True, text=True, check=True)
         return [line for line in result.stdout.splitlines() if line.startswith("| ")][1:]
 
     def test_sums_after_k_and_quality(self):
@@ -63,6 +63,26 @@ class WholeModelTableTest(unittest.TestCase):
         # B after 1: 2·2 + 1 = 5; dense has one measurement, so after 2 and 3: '—'. Quality:
         # conv 1/2, dense 1/1.
         self.assertEqual(rows[1], "| B | 2 | 5.00 / — / — | 0.75 |")
+
+    def test_per_task_rows_and_the_sum_over_common_operators(self):
+        with tempfile.TemporaryDirectory() as d:
+            weights = {"conv:a": 2, "dense:b": 1, "pool:c": 3}
+            # A measured every operator; B (stopped part-way) has no records of pool:c and only
+            # failures of dense:b, so the common operators are conv:a alone.
+            a = write_run(d, "A", weights, {"conv:a": [4e-3, 1e-3], "dense:b": [3e-3],
+                                            "pool:c": [5e-3]})
+            b = write_run(d, "B", weights, {"conv:a": [2e-3, None, 0.5e-3], "dense:b": [None]})
+            rows = self.run_table(a, b, at="1", extra=("--per-task",))
+        header = next(i for i, row in enumerate(rows) if row.startswith("| operator |"))
+        self.assertEqual(rows[header], "| operator | weight | A: best ms (measured) | "
+                                       "B: best ms (measured) |")
+        per_task = rows[header + 1:]
+        self.assertEqual(per_task, [
+            "| conv:a | 2 | 1.000 (2) | 0.500 (3) |",
+            "| dense:b | 1 | 3.000 (1) | — |",
+            "| pool:c | 3 | 5.000 (1) | — |",
+            "| Σ over the 1 operators every run measured | | 2.00 | 1.00 |",
+        ])
 
     def test_a_log_without_tasks_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
