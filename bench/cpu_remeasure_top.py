@@ -43,7 +43,8 @@ def main():
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
-    ops = [line.strip() for line in open(args.tasks) if line.strip() and not line.startswith("#")]
+    # One operator per line; '#' starts a comment (a model's tasks file ends lines in '# weight N').
+    ops = [op for op in (line.partition("#")[0].strip() for line in open(args.tasks)) if op]
     connection = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
     rows = connection.execute(
         "SELECT w.name, r.status, r.time_s, r.config FROM records r JOIN workloads w "

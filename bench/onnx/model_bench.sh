@@ -7,6 +7,7 @@
 # machine, so that earlier results stay). DB=FILE skips the tuning and compiles with that database
 # (a run tuned elsewhere, e.g. 1000 measurements per task): results then under
 # bench/results/model_compile/<model>-<TAG>/, and the budget argument is ignored.
+# Needs torch and torchvision beside onnxruntime: pip install -r bench/onnx/requirements.txt.
 #   [TAG=name] [DB=file] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +16,11 @@ budget="${2:-600}"
 python="${3:-.venv/bin/python}"
 glimpse="${GLIMPSE:-build/ci/glimpse}"
 onnx="bench/onnx/models/$model.onnx"
+if ! "$python" -c "import torch, torchvision, onnxruntime" 2> /dev/null; then
+  echo "model_bench.sh: $python lacks torch, torchvision or onnxruntime; run" \
+    "scripts/python-env.sh, then $python -m pip install -r bench/onnx/requirements.txt" >&2
+  exit 2
+fi
 if [ -n "${DB:-}" ]; then
   [ -n "${TAG:-}" ] || { echo "model_bench.sh: DB=$DB needs TAG=… to name the results" >&2; exit 2; }
   [ -f "$DB" ] || { echo "model_bench.sh: DB=$DB: no such database" >&2; exit 2; }

@@ -112,17 +112,14 @@ def print_per_task(runs):
     weights = runs[names[0]][0]
     print("| operator | weight | " + " | ".join(f"{n}: best ms (measured)" for n in names) + " |")
     print("|---|---:|" + "---:|" * len(names))
-    common = []
+    # Each operator's best per run, once: None where a run has no ok measurement of it.
+    bests = {op: [best(runs[n][1].get(op, [])) for n in names] for op in weights}
     for op, w in weights.items():
-        cells = []
-        for n in names:
-            times = runs[n][1].get(op, [])
-            b = best(times)
-            cells.append("—" if b is None else f"{b * 1e3:.3f} ({len(times)})")
-        if all(best(runs[n][1].get(op, [])) is not None for n in names):
-            common.append(op)
+        cells = ["—" if b is None else f"{b * 1e3:.3f} ({len(runs[n][1].get(op, []))})"
+                 for n, b in zip(names, bests[op])]
         print(f"| {op} | {w} | " + " | ".join(cells) + " |")
-    sums = [sum(weights[op] * best(runs[n][1][op]) for op in common) * 1e3 for n in names]
+    common = [op for op in weights if None not in bests[op]]
+    sums = [sum(weights[op] * bests[op][i] for op in common) * 1e3 for i in range(len(names))]
     print(f"| Σ over the {len(common)} operators every run measured | | "
           + " | ".join(f"{s:.2f}" for s in sums) + " |")
 
