@@ -131,7 +131,11 @@ struct TasksReport {
   uint64_t seed = 0;
   std::string budget_kind;  // "per-task", "global" or "time"
   int64_t budget = 0;       // per task, or shared
-  std::string database;     // empty without one
+  int64_t batch = 0;        // measurements per round (0: not said)
+  // The strategy's options as the run used them: --tuner-option and what flags such as
+  // --hardware-budget add (its plan_size).
+  Json tuner_options = Json::object();
+  std::string database;  // empty without one
   std::vector<TaskOutcome> tasks;
 };
 

@@ -46,6 +46,8 @@ Json TasksReportToJson(const TasksReport& report) {
   out["tuner"] = report.tuner;
   out["seed"] = report.seed;
   out["budget"] = {{"kind", report.budget_kind}, {"measurements", report.budget}};
+  out["batch"] = report.batch > 0 ? Json(report.batch) : Json(nullptr);
+  out["tuner_options"] = report.tuner_options;
   out["database"] = report.database.empty() ? Json(nullptr) : Json(report.database);
   out["tasks"] = Json::array();
   for (const TaskOutcome& outcome : report.tasks) {

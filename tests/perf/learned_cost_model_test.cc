@@ -115,8 +115,8 @@ TEST(LearnedCostModelTest, AModelOfAnotherMachineIsFlagged) {
   EXPECT_FALSE(PerfModelMachineWarning(loaded, "Here CPU", "m.json").has_value());
 }
 
-// The whole path: a model file, `--hardware-budget 3` on one operator, and the measured
-// configurations are among the model's best predicted ones.
+// The whole path: a model file, `--hardware-budget 3 --batch 3` (one round) on one operator, and
+// the measured configurations are among the model's best predicted ones.
 TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
   const std::string dir = testing::MakeTempDir("glimpse_learned_tune");
   PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
@@ -126,12 +126,15 @@ TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
   const std::string db = dir + "/tune.db";
   const testing::CommandRun run = testing::RunGlimpseCommand(
       std::string("tune --target cpu --op ") + kOp + " --cost-model " + model_path +
-          " --hardware-budget 3 --threads 1 --progress quiet --json --db " + db,
+          " --hardware-budget 3 --batch 3 --threads 1 --progress quiet --json --db " + db,
       dir);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.err.find("warning"), std::string::npos) << run.err;  // trained "here"
   const Json report = Json::parse(run.out);
   EXPECT_EQ(report["tuner"], "xgb");
+  // One round: one plan, at least the default size, all three of its first slots planned.
+  EXPECT_EQ(report["batch"], 3);
+  EXPECT_EQ(report["tuner_options"]["plan_size"], 64);
   ASSERT_EQ(report["tasks"].size(), 1u);
   EXPECT_EQ(report["tasks"][0]["measurements"], 3);
 
@@ -165,6 +168,29 @@ TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
             << " ln s, top decile from " << -top_decile << " ln s\n";
 }
 
+// By default the budget is spent in four rounds: each round's plan is the round, so the strategy
+// refits its online model on the learned model's margin and searches again after each.
+TEST(LearnedCostModelTest, HardwareBudgetMeasuresInRounds) {
+  const std::string dir = testing::MakeTempDir("glimpse_learned_rounds");
+  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
+  model.training_info()["machine"] = {{"cpu", CpuDeviceName()}};
+  const std::string model_path = dir + "/model.json";
+  model.Save(model_path);
+  auto run_with = [&](const std::string& flags) {
+    const testing::CommandRun run = testing::RunGlimpseCommand(
+        std::string("tune --target cpu --op ") + kOp + " --cost-model " + model_path + " " + flags +
+            " --threads 1 --progress quiet --json --no-db",
+        dir);
+    EXPECT_EQ(run.exit_code, 0) << flags << "\n" << run.err;
+    return run.exit_code == 0 ? Json::parse(run.out) : Json();
+  };
+  const Json eight = run_with("--hardware-budget 8");
+  EXPECT_EQ(eight["batch"], 2);
+  EXPECT_EQ(eight["tuner_options"]["plan_size"], 2);
+  ASSERT_EQ(eight["tasks"].size(), 1u);
+  EXPECT_EQ(eight["tasks"][0]["measurements"], 8);
+}
+
 TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
   const std::string dir = testing::MakeTempDir("glimpse_learned_flags");
   const std::string model_path = dir + "/model.json";
@@ -185,6 +211,14 @@ TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
             std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 0")
                 .find("--hardware-budget must be a positive number"),
+            std::string::npos);
+  // Rounds of 20 would end in a random pick each (the last 5 % of a plan); 19 would not.
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 100 --batch 20")
+                .find("--hardware-budget 100 with --batch 20: a round of 20 would end in random "
+                      "picks (the last 5 % of a plan); give --batch of at most 19"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 8 --batch 0")
+                .find("--batch (batch_size) must be a positive number"),
             std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --tuner ga")
                 .find("--cost-model needs a strategy that starts from a pretrained model (xgb, "

@@ -149,8 +149,10 @@ void AddTuneCommand(CLI::App& app) {
       "any is measured: the first batch and the base of the strategy's own model "
       "(xgb unless --tuner names xgb-reg)");
   command->add_option("--hardware-budget", flags->hardware_budget,
-                      "cpu: with --cost-model, search each task on the model and measure only "
-                      "its N best configurations (instead of --budget)");
+                      "cpu: with --cost-model, N measurements per task (instead of --budget), "
+                      "all the model's picks: in rounds of --batch (default N/4, at most 16), "
+                      "the strategy's model refitted on the measured and the search on the "
+                      "model repeated after each; --batch N: one round, the model's N best");
   command->add_option("--input-shape", flags->input_shapes,
                       "cpu, cuda: NAME=1x3x224x224, the shape of an ONNX model's input with "
                       "symbolic dimensions (repeatable)");

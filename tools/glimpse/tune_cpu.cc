@@ -236,6 +236,8 @@ void RunCpuTune(const TuneFlags& given_flags) {
   CheckMachineFlags(flags);
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
+  report.batch = flags.batch;
+  report.tuner_options = tuner_options;
   std::shared_ptr<const ProgramTimeModel> cost_model = LoadCostModelFlag(flags, std::cerr);
 
   // Checks are done: from here on things are written.

@@ -81,6 +81,8 @@ void RunCudaTune(const TuneFlags& flags) {
   }
   Json tuner_options = ParseTunerOptions(flags.tuner_options);
   MakeTuner(flags.tuner, tuner_options);  // an unknown strategy or option fails here
+  report.batch = flags.batch;
+  report.tuner_options = tuner_options;
 
   // The device, before any work: without one only --build-only can go on.
   std::optional<CudaDeviceInfo> device;

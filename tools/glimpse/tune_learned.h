@@ -15,10 +15,13 @@
 namespace glimpse::cli {
 
 // The flags as the run uses them: with --cost-model, the strategy xgb unless --tuner names another
-// that takes a pretrained model; with --hardware-budget N, also --budget N per task and a plan
-// large enough that the N measurements are all the model's picks. Throws Error
-// naming the flag: --hardware-budget without --cost-model, with --budget or --global-budget, or not
-// positive; --cost-model with a strategy that takes no pretrained model.
+// that takes a pretrained model; with --hardware-budget N, also --budget N per task, measured in
+// rounds (--batch, default N/4 and at most 16) whose plan is the round — the strategy refits its
+// online model and searches again after each — or, when --batch ≥ N, one plan large enough that
+// the N measurements are all the model's first picks. Throws Error naming the flag:
+// --hardware-budget without --cost-model, with --budget or --global-budget, not positive, or with
+// a --batch whose rounds would end in random picks; --cost-model with a strategy that takes no
+// pretrained model.
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
 
 // The model of --cost-model (null without it): either kind of performance-model file, by its

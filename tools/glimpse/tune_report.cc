@@ -89,7 +89,13 @@ void PrintTasksReport(const TasksReport& report, std::ostream& out) {
   if (report.build_only) {
     out << "build only: candidates were compiled and checked against the device limits, not run\n";
   }
-  out << fmt::format("strategy {} (seed {}), {}\n\n", report.tuner, report.seed, budget);
+  if (report.batch > 0) budget += fmt::format(" in rounds of {}", report.batch);
+  std::string options;
+  for (const auto& [name, value] : report.tuner_options.items()) {
+    options += fmt::format("{}{}={}", options.empty() ? ", options " : " ", name,
+                           value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  out << fmt::format("strategy {} (seed {}{}), {}\n\n", report.tuner, report.seed, options, budget);
 
   std::vector<std::string> header = {"#", "operator"};
   if (model) header.push_back("layers");

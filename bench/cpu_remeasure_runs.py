@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Re-measure several tuning runs' fastest configurations side by side, interleaved.
+
+For each operator of --tasks, takes each run's --top fastest distinct configurations that ran ok
+(its database's records, as cpu_remeasure_top.py reads them), and measures the union of them with
+bench_cpu_templates in one process per operator and pass — every configuration its own group, so
+each gets its own row — in a different order on every pass (rotated, and reversed on odd passes).
+A configuration's time is its fastest pass; a run's time for the operator is its fastest
+configuration; a run's total is Σ weight × time over the operators every run has (weights from the
+tasks file's '# weight N' comments, 1 without one).
+
+Why: on a shared 2-CPU guest, a kernel's time drifts by tens of per cent between minutes and
+sessions (the host takes the second CPU now and then), so runs re-measured one after the other are
+not comparable; measured in the same minutes, in alternating order, and taken at their fastest
+pass, they are. Two runs that measured the same configurations come out equal by construction.
+
+  bench/cpu_remeasure_runs.py --run ref=build/r18/ref256.db --run hw16=build/r18/hw16.db \\
+      --tasks bench/configs/resnet18_fused_cpu_tasks.txt --top 3 --passes 2 \\
+      --bench build/ci/bench/bench_cpu_templates --reference ref --out FILE.json > FILE.md
+"""
+import argparse
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_remeasure_top import canonical  # noqa: E402
+
+
+def read_tasks(path):
+    """[(operator, weight)] from a tasks file: one operator a line, '# weight N' after it."""
+    tasks = []
+    for line in open(path):
+        op, _, comment = line.partition("#")
+        op = op.strip()
+        if not op:
+            continue
+        weight = re.search(r"weight\s+(\d+)", comment)
+        tasks.append((op, int(weight.group(1)) if weight else 1))
+    return tasks
+
+
+def top_configs(db, top):
+    """{canonical operator: [config JSON text, ...]}: the `top` fastest distinct ok ones."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = connection.execute(
+        "SELECT w.name, r.status, r.time_s, r.config FROM records r JOIN workloads w "
+        "ON r.workload_key = w.key ORDER BY r.id").fetchall()
+    best = {}
+    for name, status, time_s, config in rows:
+        if status != "ok" or time_s is None:
+            continue
+        key = json.dumps(json.loads(config), sort_keys=True)
+        per_op = best.setdefault(canonical(name), {})
+        if key not in per_op or time_s < per_op[key]:
+            per_op[key] = time_s
+    return {op: [c for c, _ in sorted(configs.items(), key=lambda item: item[1])[:top]]
+            for op, configs in best.items()}
+
+
+def pass_order(n, index):
+    """Pass `index`'s order of n configurations: rotated by index, reversed on odd passes."""
+    order = [(i + index) % n for i in range(n)] if n else []
+    return order[::-1] if index % 2 else order
+
+
+def measure(bench, op, configs, threads):
+    """Times in seconds (None where the configuration failed), in the order given."""
+    command = [bench]
+    if threads:
+        command += ["--threads", str(threads)]
+    for config in configs:
+        command += ["--op", op, "--config", config]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    rows = [line for line in output.splitlines() if line.startswith(f"| {op} | ")]
+    if len(rows) != len(configs):
+        raise SystemExit(f"{bench}: {len(rows)} rows for {len(configs)} configurations of {op}")
+    times = []
+    for row in rows:
+        found = re.search(r"\| ([0-9.]+) ms \|", row)
+        times.append(float(found.group(1)) / 1e3 if found else None)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", action="append", required=True, metavar="NAME=DB")
+    parser.add_argument("--tasks", required=True)
+    parser.add_argument("--top", type=int, default=3)
+    parser.add_argument("--passes", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--bench", default="build/default/bench/bench_cpu_templates")
+    parser.add_argument("--reference", help="the run the others are divided by")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    runs = []
+    for text in args.run:
+        name, sep, db = text.partition("=")
+        if not sep or not name or not os.path.exists(db):
+            parser.error(f"--run {text}: expected NAME=DB with an existing database file")
+        runs.append((name, top_configs(db, args.top)))
+    names = [name for name, _ in runs]
+    if args.reference and args.reference not in names:
+        parser.error(f"--reference {args.reference}: not one of the runs ({', '.join(names)})")
+
+    result = {"runs": names, "top": args.top, "passes": args.passes, "operators": {}}
+    for op, weight in read_tasks(args.tasks):
+        key = canonical(op)
+        owners = {}  # config -> the runs that have it among their top
+        for name, per_op in runs:
+            for config in per_op.get(key, []):
+                owners.setdefault(config, []).append(name)
+        configs = list(owners)
+        if not configs:
+            print(f"{op}: no run has an ok measurement", file=sys.stderr)
+            continue
+        samples = {config: [] for config in configs}
+        for index in range(args.passes):
+            ordered = [configs[i] for i in pass_order(len(configs), index)]
+            for config, time_s in zip(ordered, measure(args.bench, op, ordered, args.threads)):
+                samples[config].append(time_s)
+        fastest = {c: min((t for t in ts if t is not None), default=None)
+                   for c, ts in samples.items()}
+        best = {}
+        for name in names:
+            own = [fastest[c] for c in configs if name in owners[c] and fastest[c] is not None]
+            best[name] = min(own) if own else None
+        result["operators"][op] = {
+            "weight": weight, "best_s": best,
+            "configs": [{"config": json.loads(c), "runs": owners[c], "times_s": samples[c]}
+                        for c in configs]}
+        print(f"{op}: " + ", ".join(
+            f"{n} {best[n] * 1e3:.3f} ms" if best[n] else f"{n} -" for n in names),
+            file=sys.stderr)
+
+    measured = [op for op, entry in result["operators"].items()
+                if all(entry["best_s"][n] is not None for n in names)]
+    totals = {n: sum(result["operators"][op]["weight"] * result["operators"][op]["best_s"][n]
+                     for op in measured) for n in names}
+    result["totals_s"] = totals
+    result["total_over"] = measured
+    with open(args.out, "w") as out:
+        json.dump(result, out, indent=1)
+
+    print("| operator | weight | " + " | ".join(names) + " |")
+    print("|---|---:|" + "---:|" * len(names))
+    for op, entry in result["operators"].items():
+        cells = [f"{entry['best_s'][n] * 1e3:.3f}" if entry["best_s"][n] else "—" for n in names]
+        print(f"| {op} | {entry['weight']} | " + " | ".join(cells) + " |")
+    print(f"| Σ weight × best over {len(measured)} operators (ms) | | "
+          + " | ".join(f"{totals[n] * 1e3:.2f}" for n in names) + " |")
+    if args.reference:
+        print(f"| over {args.reference} | | "
+              + " | ".join(f"{totals[n] / totals[args.reference]:.2f}×" for n in names) + " |")
+
+
+if __name__ == "__main__":
+    main()
