@@ -22,12 +22,11 @@ import argparse
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cpu_remeasure_top import canonical  # noqa: E402
+from cpu_remeasure_top import canonical, records_by_operator  # noqa: E402
 
 
 def read_tasks(path):
@@ -45,20 +44,17 @@ def read_tasks(path):
 
 def top_configs(db, top):
     """{canonical operator: [config JSON text, ...]}: the `top` fastest distinct ok ones."""
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = connection.execute(
-        "SELECT w.name, r.status, r.time_s, r.config FROM records r JOIN workloads w "
-        "ON r.workload_key = w.key ORDER BY r.id").fetchall()
-    best = {}
-    for name, status, time_s, config in rows:
-        if status != "ok" or time_s is None:
-            continue
-        key = json.dumps(json.loads(config), sort_keys=True)
-        per_op = best.setdefault(canonical(name), {})
-        if key not in per_op or time_s < per_op[key]:
-            per_op[key] = time_s
-    return {op: [c for c, _ in sorted(configs.items(), key=lambda item: item[1])[:top]]
-            for op, configs in best.items()}
+    result = {}
+    for op, records in records_by_operator(db).items():
+        best = {}
+        for status, time_s, config in records:
+            if status != "ok" or time_s is None:
+                continue
+            key = json.dumps(json.loads(config), sort_keys=True)
+            if key not in best or time_s < best[key]:
+                best[key] = time_s
+        result[op] = [c for c, _ in sorted(best.items(), key=lambda item: item[1])[:top]]
+    return result
 
 
 def pass_order(n, index):

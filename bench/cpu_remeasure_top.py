@@ -32,6 +32,19 @@ def canonical(text):
     return name + ":" + ",".join(f"{k}={v}" for k, v in sorted(f.items()))
 
 
+def records_by_operator(db):
+    """{canonical operator: [(status, time_s, config JSON text), ...]} in commit order."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = connection.execute(
+        "SELECT w.name, r.status, r.time_s, r.config FROM records r JOIN workloads w "
+        "ON r.workload_key = w.key ORDER BY r.id").fetchall()
+    connection.close()
+    per_op = {}
+    for name, status, time_s, config in rows:
+        per_op.setdefault(canonical(name), []).append((status, time_s, config))
+    return per_op
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)
@@ -45,13 +58,7 @@ def main():
 
     # One operator per line; '#' starts a comment (a model's tasks file ends lines in '# weight N').
     ops = [op for op in (line.partition("#")[0].strip() for line in open(args.tasks)) if op]
-    connection = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
-    rows = connection.execute(
-        "SELECT w.name, r.status, r.time_s, r.config FROM records r JOIN workloads w "
-        "ON r.workload_key = w.key ORDER BY r.id").fetchall()
-    per_op = {}
-    for name, status, time_s, config in rows:
-        per_op.setdefault(canonical(name), []).append((status, time_s, config))
+    per_op = records_by_operator(args.db)
 
     result = {}
     for op in ops:

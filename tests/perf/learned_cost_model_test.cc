@@ -115,12 +115,18 @@ TEST(LearnedCostModelTest, AModelOfAnotherMachineIsFlagged) {
   EXPECT_FALSE(PerfModelMachineWarning(loaded, "Here CPU", "m.json").has_value());
 }
 
+// A random network whose file says it was trained on this machine (no machine warning).
+PerfModel ModelTrainedHere() {
+  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
+  model.training_info()["machine"] = {{"cpu", CpuDeviceName()}};
+  return model;
+}
+
 // The whole path: a model file, `--hardware-budget 3 --batch 3` (one round) on one operator, and
 // the measured configurations are among the model's best predicted ones.
 TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
   const std::string dir = testing::MakeTempDir("glimpse_learned_tune");
-  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
-  model.training_info()["machine"] = {{"cpu", CpuDeviceName()}};
+  const PerfModel model = ModelTrainedHere();
   const std::string model_path = dir + "/model.json";
   model.Save(model_path);
   const std::string db = dir + "/tune.db";
@@ -172,10 +178,8 @@ TEST(LearnedCostModelTest, HardwareBudgetMeasuresTheModelsBestOnly) {
 // refits its online model on the learned model's margin and searches again after each.
 TEST(LearnedCostModelTest, HardwareBudgetMeasuresInRounds) {
   const std::string dir = testing::MakeTempDir("glimpse_learned_rounds");
-  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 4);
-  model.training_info()["machine"] = {{"cpu", CpuDeviceName()}};
   const std::string model_path = dir + "/model.json";
-  model.Save(model_path);
+  ModelTrainedHere().Save(model_path);
   auto run_with = [&](const std::string& flags) {
     const testing::CommandRun run = testing::RunGlimpseCommand(
         std::string("tune --target cpu --op ") + kOp + " --cost-model " + model_path + " " + flags +
