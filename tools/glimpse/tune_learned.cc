@@ -97,10 +97,7 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
         "some beyond it: drop it (or give --sibling-sweep 0)");
   }
   out.sibling_sweep = 0;
-  if (flags.Given("--batch") && flags.batch <= 0) {
-    throw Error(fmt::format(
-        "--batch (batch_size) must be a positive number of configurations (got {})", flags.batch));
-  }
+  // A --batch that is not positive is refused by MakeTuneOptions, before the plan is used.
   const int64_t round =
       flags.Given("--batch")
           ? flags.batch
