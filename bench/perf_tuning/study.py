@@ -11,10 +11,15 @@ resumes another's records. Strategies:
 
   learned            xgb with --cost-model M (first plan from the model, then its base margin)
   learned-firstplan  the same with --tuner-option pretrained=first-plan
-  hardware16         --cost-model M --hardware-budget 16 (the model's 16 best, nothing else)
+  hardware16         --cost-model M --hardware-budget 16: 16 measurements in rounds of 4, the
+                     online model refitted on the model's margin between rounds (before commit
+                     1d2cd12 this flag meant one round: what hardware16-oneround is now)
+  hardware16-oneround  the same with --batch 16: the model's 16 best, from one search
+  hardware16-transfer  --cost-model X --hardware-budget 16: the rounds on the --xgb-model file
   xgb-transfer       xgb with --cost-model X, X the --xgb-model file (glimpse train perf-model
                      --model xgb: XGBoost on loop features fitted on the corpus, AutoTVM's
-                     load_history); run only when --xgb-model is given or the strategy is named
+                     load_history)
+The strategies on X run only when --xgb-model is given or they are named.
   xgb                AutoTVM's XGBoost tuner, cold
   random             uniform sampling without replacement
 
@@ -22,7 +27,8 @@ resumes another's records. Strategies:
 strategy (median over seeds): measurements to reach 90/95/99 % of the best known time (the best
 over every run and, with --corpus, the corpus's records of the operator; quality = best known /
 best so far), and the quality after 8/16/32/64 measurements. A run that never reaches a level
-counts as the budget + 1 ("> budget" in the table; hardware16's budget is 16). A summary gives,
+counts as the budget + 1 ("> budget" in the table; the hardware16 strategies' budget is 16). A
+summary gives,
 per strategy, the medians over operators and how many times more measurements AutoTVM-XGB cold
 needed to reach 95 % (median over operators of the per-operator ratio).
 """
@@ -40,13 +46,20 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
     "learned-firstplan": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
                                        "--tuner-option", "pretrained=first-plan"],
     "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
+    "hardware16-oneround": lambda args: ["--cost-model", args.model, "--hardware-budget", "16",
+                                         "--batch", "16"],
+    "hardware16-transfer": lambda args: ["--cost-model", args.xgb_model,
+                                         "--hardware-budget", "16"],
     "xgb-transfer": lambda args: ["--tuner", "xgb", "--cost-model", args.xgb_model],
     "xgb": lambda args: ["--tuner", "xgb"],
     "random": lambda args: ["--tuner", "random"],
 }
 # The strategies that need a model file, and the argument that gives it.
 NEEDS_MODEL = {"learned": "--model", "learned-firstplan": "--model", "hardware16": "--model",
+               "hardware16-oneround": "--model", "hardware16-transfer": "--xgb-model",
                "xgb-transfer": "--xgb-model"}
+# The strategies that spend a fixed number of measurements whatever --budget says.
+FIXED_BUDGET = {"hardware16": 16, "hardware16-oneround": 16, "hardware16-transfer": 16}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
@@ -64,15 +77,17 @@ def run(args):
     ops = read_ops(args.ops)
     if args.strategies:
         strategies = args.strategies.split(",")
-    else:  # every strategy, xgb-transfer only with its file
-        strategies = [s for s in STRATEGIES if s != "xgb-transfer" or args.xgb_model]
+    else:  # every strategy, those on the XGBoost model only with its file
+        strategies = [s for s in STRATEGIES
+                      if NEEDS_MODEL.get(s) != "--xgb-model" or args.xgb_model]
     for name in strategies:
         if name not in STRATEGIES:
             sys.exit(f"study.py: unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
     if any(NEEDS_MODEL.get(s) == "--model" for s in strategies) and not args.model:
         sys.exit("study.py: the learned strategies need --model FILE (glimpse train perf-model)")
-    if "xgb-transfer" in strategies and not args.xgb_model:
-        sys.exit("study.py: xgb-transfer needs --xgb-model FILE "
+    on_xgb_model = [s for s in strategies if NEEDS_MODEL.get(s) == "--xgb-model"]
+    if on_xgb_model and not args.xgb_model:
+        sys.exit(f"study.py: {', '.join(on_xgb_model)} need --xgb-model FILE "
                  "(glimpse train perf-model --model xgb)")
     os.makedirs(args.out, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -99,11 +114,7 @@ def run(args):
         for name in strategies:
             for seed in seeds:
                 db = os.path.join(args.out, f"{name}-s{seed}.db")
-                command = [glimpse_binary(args), "tune", "--target", "cpu", "--op", op,
-                           "--seed", str(seed), "--db", db, "--progress", "quiet", "--json",
-                           "--threads", str(args.threads)] + STRATEGIES[name](args)
-                if name != "hardware16":
-                    command += ["--budget", str(args.budget)]
+                command = tune_command(glimpse_binary(args), op, name, seed, db, args)
                 print(f"{op} {name} seed {seed}", flush=True)
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode != 0:
@@ -111,6 +122,16 @@ def run(args):
                 study["canonical"][op] = json.loads(done.stdout)["tasks"][0]["op"]
                 with open(os.path.join(args.out, "study.json"), "w") as f:
                     json.dump(study, f, indent=2)
+
+
+def tune_command(glimpse, op, strategy, seed, db, args):
+    """The `glimpse tune` command line of one run."""
+    command = [glimpse, "tune", "--target", "cpu", "--op", op, "--seed", str(seed), "--db", db,
+               "--progress", "quiet", "--json", "--threads", str(args.threads)]
+    command += STRATEGIES[strategy](args)
+    if strategy not in FIXED_BUDGET:
+        command += ["--budget", str(args.budget)]
+    return command
 
 
 def records_by_op(glimpse, db):
@@ -192,8 +213,9 @@ def summarize(args):
 
 
 def run_budget(strategy, budget):
-    """Measurements a run of the strategy makes: hardware16 stops at 16 whatever --budget says."""
-    return 16 if strategy == "hardware16" else budget
+    """Measurements a run of the strategy makes: the hardware16 ones stop at 16 whatever
+    --budget says."""
+    return FIXED_BUDGET.get(strategy, budget)
 
 
 def summarize_over_operators(report, budget):
@@ -271,12 +293,14 @@ def main():
     r.add_argument("--model", help="learned performance model (glimpse train perf-model)")
     r.add_argument("--xgb-model",
                    help="XGBoost on loop features (glimpse train perf-model --model xgb): the "
-                        "xgb-transfer strategy's --cost-model; needed only with it")
+                        "--cost-model of xgb-transfer and hardware16-transfer; needed only with "
+                        "them")
     r.add_argument("--out", required=True, help="folder for the databases and study.json")
     r.add_argument("--budget", type=int, default=64, help="measurements per run")
     r.add_argument("--seeds", default="1,2,3")
     r.add_argument("--strategies",
-                   help="comma list (default: all; xgb-transfer only with --xgb-model)")
+                   help="comma list (default: all; those on the XGBoost model only with "
+                        "--xgb-model)")
     r.add_argument("--threads", type=int, default=0, help="glimpse tune --threads")
     r.add_argument("--glimpse", help="the glimpse binary (default $GLIMPSE or build/ci/glimpse)")
     s = sub.add_parser("summarize", help="tables of a finished (or partial) run")

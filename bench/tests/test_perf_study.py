@@ -1,0 +1,137 @@
+"""bench/perf_tuning/study.py (the held-out tuning study) against a fake `glimpse`: the command
+line of each strategy, the refusals, and the summary's counts on synthetic runs.
+
+Run: python3 -m unittest discover -p test_perf_study.py -s bench/tests -t bench/tests
+Standard library only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(BENCH, "perf_tuning", "study.py")
+
+# A stand-in for `glimpse`: `tune` logs its arguments and appends its run to the --db file (JSON
+# lines); `db export` prints that file. A run with --hardware-budget reaches the best time (0.5 s)
+# at its 4th measurement on the convolution and never on the dense layer; any other run reaches
+# it at its 40th. So the summary's counts are known.
+FAKE_GLIMPSE = r'''
+import json, os, sys
+args = sys.argv[1:]
+flag = lambda name: args[args.index(name) + 1] if name in args else None
+if args[:2] == ["db", "export"]:
+    with open(flag("--db")) as f:
+        sys.stdout.write(f.read())
+    sys.exit(0)
+with open(os.environ["FAKE_GLIMPSE_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\n")
+op, db = flag("--op"), flag("--db")
+hardware = flag("--hardware-budget")
+count = int(hardware or flag("--budget"))
+reach = (4 if op.startswith("conv2d") else 10**6) if hardware else 40
+with open(db, "a") as f:
+    f.write(json.dumps({"type": "workload", "key": op, "name": op}) + "\n")
+    for i in range(1, count + 1):
+        time = 0.5 if i >= reach else 1.0
+        f.write(json.dumps({"type": "record", "workload_key": op, "status": "ok",
+                            "time_s": time}) + "\n")
+print(json.dumps({"tasks": [{"op": op}]}))
+'''
+
+
+class PerfStudyTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        d = self.dir.name
+        self.glimpse = os.path.join(d, "glimpse")
+        with open(self.glimpse, "w") as f:
+            f.write(f"#!{sys.executable}\n{FAKE_GLIMPSE}")
+        os.chmod(self.glimpse, 0o755)
+        self.log = os.path.join(d, "calls.jsonl")
+        self.ops = os.path.join(d, "ops.txt")
+        with open(self.ops, "w") as f:
+            f.write("# a comment\nconv2d:a\ndense:b  # trailing comment\n")
+        self.out = os.path.join(d, "study")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def study(self, *args):
+        env = dict(os.environ, FAKE_GLIMPSE_LOG=self.log)
+        return subprocess.run([sys.executable, SCRIPT, *args, "--glimpse", self.glimpse],
+                              capture_output=True, text=True, env=env)
+
+    def calls(self):
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+    def test_each_hardware_strategy_spends_16_in_its_own_form(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--xgb-model", "X.json",
+                          "--out", self.out, "--seeds", "1",
+                          "--strategies", "hardware16,hardware16-oneround,hardware16-transfer,xgb")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        calls = self.calls()
+        self.assertEqual(len(calls), 8)  # 2 operators × 4 strategies × 1 seed
+        by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in calls
+                 if c[c.index("--op") + 1] == "conv2d:a"}
+        rounds = by_db["hardware16-s1.db"]
+        self.assertEqual(rounds[rounds.index("--cost-model") + 1], "M.json")
+        self.assertEqual(rounds[rounds.index("--hardware-budget") + 1], "16")
+        self.assertNotIn("--batch", rounds)  # the flag's own rounds
+        self.assertNotIn("--budget", rounds)  # the two flags exclude each other
+        one_round = by_db["hardware16-oneround-s1.db"]
+        self.assertEqual(one_round[one_round.index("--batch") + 1], "16")
+        self.assertEqual(one_round[one_round.index("--cost-model") + 1], "M.json")
+        transfer = by_db["hardware16-transfer-s1.db"]
+        self.assertEqual(transfer[transfer.index("--cost-model") + 1], "X.json")
+        self.assertEqual(transfer[transfer.index("--hardware-budget") + 1], "16")
+        cold = by_db["xgb-s1.db"]
+        self.assertEqual(cold[cold.index("--budget") + 1], "64")
+        self.assertNotIn("--cost-model", cold)
+
+    def test_strategies_on_the_xgboost_model_need_its_file(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--strategies", "hardware16-transfer")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("hardware16-transfer need --xgb-model", done.stderr)
+        self.assertFalse(os.path.exists(self.log))  # refused before any run
+
+    def test_default_strategies_leave_out_those_on_the_missing_xgboost_model(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--seeds", "1", "--budget", "8")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(os.path.join(self.out, "study.json")) as f:
+            strategies = json.load(f)["strategies"]
+        self.assertIn("hardware16-oneround", strategies)
+        self.assertNotIn("hardware16-transfer", strategies)
+        self.assertNotIn("xgb-transfer", strategies)
+
+    def test_summary_counts_against_the_fixed_budget_of_16(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--seeds", "1,2", "--strategies", "hardware16-oneround,xgb")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        report_path = os.path.join(self.out, "summary.json")
+        done = self.study("summarize", "--out", self.out, "--json", report_path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(report_path) as f:
+            summary = json.load(f)["summary"]
+        hardware, cold = summary["hardware16-oneround"], summary["xgb"]
+        self.assertEqual(hardware["operators"], 2)
+        self.assertEqual(hardware["reached_95"], 1)  # the convolution, at its 4th of 16
+        # Never reached on the dense layer: counted as 16 + 1, not as --budget + 1.
+        self.assertEqual(hardware["to_level"]["0.95"], (4 + 17) / 2)
+        self.assertEqual(hardware["quality_at"]["8"], 0.75)  # 1.0 and 0.5
+        self.assertIsNone(hardware["quality_at"]["32"])  # it stopped at 16
+        self.assertEqual(cold["to_level"]["0.95"], 40)
+        self.assertEqual(cold["quality_at"]["32"], 0.5)
+        self.assertEqual(hardware["xgb_to_95_ratio"], 10.0)  # 40 / 4, on the convolution only
+        self.assertIn("| hardware16-oneround | 2 | 1 | 10.5 | 10.5 | 10.5 |", done.stdout)
+        self.assertIn("| `dense:b` | hardware16-oneround | > 16 | > 16 | > 16 |", done.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
