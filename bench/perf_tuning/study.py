@@ -16,6 +16,8 @@ resumes another's records. Strategies:
                      1d2cd12 this flag meant one round: what hardware16-oneround is now)
   hardware16-oneround  the same with --batch 16: the model's 16 best, from one search
   hardware16-transfer  --cost-model X --hardware-budget 16: the rounds on the --xgb-model file
+  hardware16-mean    --cost-model M+X --hardware-budget 16: the rounds on the mean of the two
+                     models' predicted ln-times
   xgb-transfer       xgb with --cost-model X, X the --xgb-model file (glimpse train perf-model
                      --model xgb: XGBoost on loop features fitted on the corpus, AutoTVM's
                      load_history)
@@ -50,16 +52,20 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
                                          "--batch", "16"],
     "hardware16-transfer": lambda args: ["--cost-model", args.xgb_model,
                                          "--hardware-budget", "16"],
+    "hardware16-mean": lambda args: ["--cost-model", f"{args.model}+{args.xgb_model}",
+                                     "--hardware-budget", "16"],
     "xgb-transfer": lambda args: ["--tuner", "xgb", "--cost-model", args.xgb_model],
     "xgb": lambda args: ["--tuner", "xgb"],
     "random": lambda args: ["--tuner", "random"],
 }
 # The strategies that need a model file, and the argument that gives it.
-NEEDS_MODEL = {"learned": "--model", "learned-firstplan": "--model", "hardware16": "--model",
-               "hardware16-oneround": "--model", "hardware16-transfer": "--xgb-model",
-               "xgb-transfer": "--xgb-model"}
+NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
+               "hardware16": ("--model",), "hardware16-oneround": ("--model",),
+               "hardware16-transfer": ("--xgb-model",), "xgb-transfer": ("--xgb-model",),
+               "hardware16-mean": ("--model", "--xgb-model")}
 # The strategies that spend a fixed number of measurements whatever --budget says.
-FIXED_BUDGET = {"hardware16": 16, "hardware16-oneround": 16, "hardware16-transfer": 16}
+FIXED_BUDGET = {"hardware16": 16, "hardware16-oneround": 16, "hardware16-transfer": 16,
+                "hardware16-mean": 16}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
@@ -79,13 +85,13 @@ def run(args):
         strategies = args.strategies.split(",")
     else:  # every strategy, those on the XGBoost model only with its file
         strategies = [s for s in STRATEGIES
-                      if NEEDS_MODEL.get(s) != "--xgb-model" or args.xgb_model]
+                      if "--xgb-model" not in NEEDS_MODEL.get(s, ()) or args.xgb_model]
     for name in strategies:
         if name not in STRATEGIES:
             sys.exit(f"study.py: unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
-    if any(NEEDS_MODEL.get(s) == "--model" for s in strategies) and not args.model:
+    if any("--model" in NEEDS_MODEL.get(s, ()) for s in strategies) and not args.model:
         sys.exit("study.py: the learned strategies need --model FILE (glimpse train perf-model)")
-    on_xgb_model = [s for s in strategies if NEEDS_MODEL.get(s) == "--xgb-model"]
+    on_xgb_model = [s for s in strategies if "--xgb-model" in NEEDS_MODEL.get(s, ())]
     if on_xgb_model and not args.xgb_model:
         sys.exit(f"study.py: {', '.join(on_xgb_model)} need --xgb-model FILE "
                  "(glimpse train perf-model --model xgb)")

@@ -72,10 +72,11 @@ class PerfStudyTest(unittest.TestCase):
     def test_each_hardware_strategy_spends_16_in_its_own_form(self):
         done = self.study("run", "--ops", self.ops, "--model", "M.json", "--xgb-model", "X.json",
                           "--out", self.out, "--seeds", "1",
-                          "--strategies", "hardware16,hardware16-oneround,hardware16-transfer,xgb")
+                          "--strategies",
+                          "hardware16,hardware16-oneround,hardware16-transfer,hardware16-mean,xgb")
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = self.calls()
-        self.assertEqual(len(calls), 8)  # 2 operators × 4 strategies × 1 seed
+        self.assertEqual(len(calls), 10)  # 2 operators × 5 strategies × 1 seed
         by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in calls
                  if c[c.index("--op") + 1] == "conv2d:a"}
         rounds = by_db["hardware16-s1.db"]
@@ -89,6 +90,8 @@ class PerfStudyTest(unittest.TestCase):
         transfer = by_db["hardware16-transfer-s1.db"]
         self.assertEqual(transfer[transfer.index("--cost-model") + 1], "X.json")
         self.assertEqual(transfer[transfer.index("--hardware-budget") + 1], "16")
+        mean = by_db["hardware16-mean-s1.db"]
+        self.assertEqual(mean[mean.index("--cost-model") + 1], "M.json+X.json")
         cold = by_db["xgb-s1.db"]
         self.assertEqual(cold[cold.index("--budget") + 1], "64")
         self.assertNotIn("--cost-model", cold)
@@ -108,6 +111,7 @@ class PerfStudyTest(unittest.TestCase):
             strategies = json.load(f)["strategies"]
         self.assertIn("hardware16-oneround", strategies)
         self.assertNotIn("hardware16-transfer", strategies)
+        self.assertNotIn("hardware16-mean", strategies)
         self.assertNotIn("xgb-transfer", strategies)
 
     def test_summary_counts_against_the_fixed_budget_of_16(self):

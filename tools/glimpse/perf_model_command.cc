@@ -90,7 +90,8 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, graphsage, lstm (trained on "
-                       "each split's training side), file:MODEL.json (a trained model as it is)");
+                       "each split's training side), file:MODEL.json (a trained model as it is; "
+                       "file:A.json+B.json their mean)");
   evaluate->add_option("--seed", flags->seed,
                        "The splits', XGBoost's and the learned models' seed");
   evaluate->add_option("--test-fraction", flags->test_fraction,

@@ -147,7 +147,8 @@ void AddTuneCommand(CLI::App& app) {
       "or --model xgb, XGBoost on loop features fitted on the corpus; e.g. "
       "data/models/perf-cpu-amd-epyc.json) that ranks each task's configurations before "
       "any is measured: the first batch and the base of the strategy's own model "
-      "(xgb unless --tuner names xgb-reg)");
+      "(xgb unless --tuner names xgb-reg); files joined by '+' (A.json+B.json) rank by the "
+      "mean of their predicted ln-times");
   command->add_option("--hardware-budget", flags->hardware_budget,
                       "cpu: with --cost-model, N measurements per task (instead of --budget), "
                       "all the model's picks: in rounds of --batch (default N/4, at most 16), "

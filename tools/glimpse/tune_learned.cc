@@ -9,6 +9,7 @@
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/learned_cost_model.h"
+#include "glimpse/mean_time_model.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuner.h"
 #include "glimpse/xgb_perf_model.h"
@@ -120,7 +121,7 @@ std::shared_ptr<const ProgramTimeModel> LoadCostModelFlag(const TuneFlags& flags
   if (!flags.Given("--cost-model")) return nullptr;
   std::shared_ptr<const ProgramTimeModel> model;
   try {
-    model = LoadProgramTimeModel(flags.cost_model);
+    model = LoadProgramTimeModelSpec(flags.cost_model);
   } catch (const Error& error) {
     throw Error(std::string("--cost-model: ") + error.what());
   }

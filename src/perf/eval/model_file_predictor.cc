@@ -1,11 +1,12 @@
 // A trained performance model file as an evaluation predictor (glimpse/perf_predictor.h
 // MakeModelFilePerfPredictor): scores a model on a corpus it did not train on. Either kind of file
-// (the learned network, XGBoost on loop features: LoadProgramTimeModel).
+// (the learned network, XGBoost on loop features: LoadProgramTimeModel), or files joined by '+',
+// scored as their mean (glimpse/mean_time_model.h).
 #include <cmath>
 
 #include "glimpse/error.h"
+#include "glimpse/mean_time_model.h"
 #include "glimpse/perf_predictor.h"
-#include "glimpse/xgb_perf_model.h"
 #include "perf/record_programs.h"
 
 namespace glimpse {
@@ -14,7 +15,7 @@ namespace {
 class ModelFilePerfPredictor : public PerfPredictor {
  public:
   explicit ModelFilePerfPredictor(const std::string& path)
-      : path_(path), model_(LoadProgramTimeModel(path)) {}
+      : path_(path), model_(LoadProgramTimeModelSpec(path)) {}
 
   std::string Name() const override { return "file:" + path_; }
 

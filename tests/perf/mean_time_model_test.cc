@@ -1,0 +1,121 @@
+// Several performance models as one (glimpse/mean_time_model.h): the mean of their ln-time
+// predictions, what it says it is, the refusals, and the "A+B" spec that `glimpse tune
+// --cost-model` and `glimpse perf-model evaluate --predictors file:…` read.
+#include "glimpse/mean_time_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "glimpse/cpu.h"
+#include "glimpse/error.h"
+#include "glimpse/xgb_perf_model.h"
+#include "synthetic_perf_corpus.h"
+#include "test_paths.h"
+
+namespace glimpse {
+namespace {
+
+// Predicts scale × (index of the nest) + offset, whatever the nest.
+class LinearFake : public ProgramTimeModel {
+ public:
+  LinearFake(double scale, double offset, Json training)
+      : scale_(scale), offset_(offset), training_(std::move(training)) {}
+  std::string Architecture() const override { return "fake"; }
+  std::vector<double> PredictLogTimes(const std::vector<const LoopNest*>& nests) const override {
+    std::vector<double> out;
+    for (size_t i = 0; i < nests.size(); ++i) out.push_back(scale_ * i + offset_);
+    return out;
+  }
+  const Json& TrainingInfo() const override { return training_; }
+  std::string MadeBy() const override { return "fake " + std::to_string(scale_); }
+
+ private:
+  double scale_, offset_;
+  Json training_;
+};
+
+std::string MessageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(MeanTimeModelTest, PredictsTheMeanOfItsMembersLnTimes) {
+  const Json machine = {{"cpu", "first"}};
+  auto a = std::make_shared<const LinearFake>(1.0, -10.0, Json{{"machine", machine}});
+  auto b = std::make_shared<const LinearFake>(3.0, -12.0, Json{{"machine", {{"cpu", "other"}}}});
+  const auto mean = MeanOfProgramTimeModels({a, b});
+  const std::vector<const LoopNest*> nests(4, nullptr);  // the fakes never read them
+  const std::vector<double> predicted = mean->PredictLogTimes(nests);
+  ASSERT_EQ(predicted.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(predicted[i], 2.0 * i - 11.0) << i;
+  EXPECT_EQ(mean->Architecture(), "mean(fake+fake)");
+  EXPECT_EQ(mean->MadeBy(), "fake 1.000000 + fake 3.000000");
+  // The machine the warning checks is the first member's; every member's training is kept.
+  EXPECT_EQ(mean->TrainingInfo().at("machine"), machine);
+  ASSERT_EQ(mean->TrainingInfo().at("members").size(), 2u);
+  EXPECT_EQ(mean->TrainingInfo().at("members")[1].at("machine").at("cpu"), "other");
+}
+
+TEST(MeanTimeModelTest, RefusesFewerThanTwoMembersOrANullOne) {
+  auto a = std::make_shared<const LinearFake>(1.0, 0.0, Json::object());
+  EXPECT_NE(MessageOf([&] { MeanOfProgramTimeModels({a}); }).find("at least two (got 1)"),
+            std::string::npos);
+  EXPECT_NE(MessageOf([&] { MeanOfProgramTimeModels({a, nullptr}); }).find("null model"),
+            std::string::npos);
+}
+
+TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
+  // Two XGBoost loop-feature models of the synthetic corpus, different enough to tell apart.
+  const PerfCorpus corpus = testing_perf::SyntheticCorpus(20, 1);
+  std::vector<const PerfCorpusRecord*> records;
+  for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
+  XgbPerfOptions options;
+  options.rounds = 20;
+  const XgbPerfModel first = XgbPerfModel::Train(records, options);
+  options.rounds = 3;
+  const XgbPerfModel second = XgbPerfModel::Train(records, options);
+  const std::string dir = testing::MakeTempDir("glimpse_mean_time_model");
+  first.Save(dir + "/a.json");
+  second.Save(dir + "/b.json");
+
+  const Operator op = ParseOperator(testing_perf::SyntheticOperators().front());
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(3);
+  std::vector<LoopNest> nests;
+  for (int i = 0; i < 5; ++i) nests.push_back(MakeCpuNest(op, space, *space.SampleValid(rng)));
+  std::vector<const LoopNest*> pointers;
+  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+
+  const auto mean = LoadProgramTimeModelSpec(dir + "/a.json+" + dir + "/b.json");
+  EXPECT_EQ(mean->Architecture(), "mean(xgb-loop-features+xgb-loop-features)");
+  const std::vector<double> a = first.PredictLogTimes(pointers);
+  const std::vector<double> b = second.PredictLogTimes(pointers);
+  const std::vector<double> m = mean->PredictLogTimes(pointers);
+  ASSERT_EQ(m.size(), pointers.size());
+  bool members_differ = false;
+  for (size_t i = 0; i < m.size(); ++i) {
+    EXPECT_NEAR(m[i], (a[i] + b[i]) / 2, 1e-9) << i;
+    members_differ = members_differ || std::abs(a[i] - b[i]) > 1e-6;
+  }
+  EXPECT_TRUE(members_differ) << "the two models predict alike: the mean would not be tested";
+
+  // One file is that file, '+' in its name or not.
+  EXPECT_EQ(LoadProgramTimeModelSpec(dir + "/a.json")->Architecture(), "xgb-loop-features");
+  std::filesystem::copy_file(dir + "/a.json", dir + "/c+d.json");
+  EXPECT_EQ(LoadProgramTimeModelSpec(dir + "/c+d.json")->Architecture(), "xgb-loop-features");
+
+  // A missing member is named; an empty one says what is accepted.
+  std::string message = MessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+missing.json"); });
+  EXPECT_NE(message.find("missing.json"), std::string::npos) << message;
+  message = MessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+"); });
+  EXPECT_NE(message.find("an empty model file name"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace glimpse
