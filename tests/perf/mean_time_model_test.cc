@@ -66,7 +66,9 @@ TEST(MeanTimeModelTest, RefusesFewerThanTwoMembersOrANullOne) {
   auto a = std::make_shared<const LinearFake>(1.0, 0.0, Json::object());
   EXPECT_NE(MessageOf([&] { MeanOfProgramTimeModels({a}); }).find("at least two (got 1)"),
             std::string::npos);
-  EXPECT_NE(MessageOf([&] { MeanOfProgramTimeModels({a, nullptr}); }).find("null model"),
+  EXPECT_NE(MessageOf([&] {
+              MeanOfProgramTimeModels({a, nullptr});
+            }).find("null model"),
             std::string::npos);
 }
 

@@ -12,7 +12,6 @@
 #include "glimpse/mean_time_model.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuner.h"
-#include "glimpse/xgb_perf_model.h"
 
 namespace glimpse::cli {
 

@@ -61,8 +61,8 @@ class MeanTimeModel : public ProgramTimeModel {
 std::shared_ptr<const ProgramTimeModel> MeanOfProgramTimeModels(
     std::vector<std::shared_ptr<const ProgramTimeModel>> members) {
   if (members.size() < 2) {
-    throw Error(fmt::format("a mean of performance models needs at least two (got {})",
-                            members.size()));
+    throw Error(
+        fmt::format("a mean of performance models needs at least two (got {})", members.size()));
   }
   for (const auto& member : members) {
     if (!member) throw Error("a mean of performance models was given a null model");
