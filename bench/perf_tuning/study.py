@@ -21,18 +21,18 @@ resumes another's records. Strategies:
   xgb-transfer       xgb with --cost-model X, X the --xgb-model file (glimpse train perf-model
                      --model xgb: XGBoost on loop features fitted on the corpus, AutoTVM's
                      load_history)
-The strategies on X run only when --xgb-model is given or they are named.
   xgb                AutoTVM's XGBoost tuner, cold
   random             uniform sampling without replacement
+
+The strategies on X run only when --xgb-model is given or they are named.
 
 `summarize` reads every database's records in commit order and reports, per operator and
 strategy (median over seeds): measurements to reach 90/95/99 % of the best known time (the best
 over every run and, with --corpus, the corpus's records of the operator; quality = best known /
 best so far), and the quality after 8/16/32/64 measurements. A run that never reaches a level
 counts as the budget + 1 ("> budget" in the table; the hardware16 strategies' budget is 16). A
-summary gives,
-per strategy, the medians over operators and how many times more measurements AutoTVM-XGB cold
-needed to reach 95 % (median over operators of the per-operator ratio).
+summary gives, per strategy, the medians over operators and how many times more measurements
+AutoTVM-XGB cold needed to reach 95 % (median over operators of the per-operator ratio).
 """
 import argparse
 import gzip
