@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <functional>
 
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/xgb_perf_model.h"
 #include "synthetic_perf_corpus.h"
+#include "test_errors.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -36,14 +36,7 @@ class LinearFake : public ProgramTimeModel {
   Json training_;
 };
 
-std::string MessageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::ErrorMessageOf;
 
 TEST(MeanTimeModelTest, PredictsTheMeanOfItsMembersLnTimes) {
   const Json machine = {{"cpu", "first"}};
@@ -64,9 +57,9 @@ TEST(MeanTimeModelTest, PredictsTheMeanOfItsMembersLnTimes) {
 
 TEST(MeanTimeModelTest, RefusesFewerThanTwoMembersOrANullOne) {
   auto a = std::make_shared<const LinearFake>(1.0, 0.0, Json::object());
-  EXPECT_NE(MessageOf([&] { MeanOfProgramTimeModels({a}); }).find("at least two (got 1)"),
+  EXPECT_NE(ErrorMessageOf([&] { MeanOfProgramTimeModels({a}); }).find("at least two (got 1)"),
             std::string::npos);
-  EXPECT_NE(MessageOf([&] {
+  EXPECT_NE(ErrorMessageOf([&] {
               MeanOfProgramTimeModels({a, nullptr});
             }).find("null model"),
             std::string::npos);
@@ -113,9 +106,10 @@ TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
   EXPECT_EQ(LoadProgramTimeModelSpec(dir + "/c+d.json")->Architecture(), "xgb-loop-features");
 
   // A missing member is named; an empty one says what is accepted.
-  std::string message = MessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+missing.json"); });
+  std::string message =
+      ErrorMessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+missing.json"); });
   EXPECT_NE(message.find("missing.json"), std::string::npos) << message;
-  message = MessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+"); });
+  message = ErrorMessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+"); });
   EXPECT_NE(message.find("an empty model file name"), std::string::npos) << message;
 }
 

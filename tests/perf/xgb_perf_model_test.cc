@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <functional>
 #include <sstream>
 #include <string>
 
@@ -18,6 +17,7 @@
 #include "glimpse/learned_cost_model.h"
 #include "glimpse/perf_model.h"
 #include "synthetic_perf_corpus.h"
+#include "test_errors.h"
 #include "test_paths.h"
 
 namespace glimpse {
@@ -80,14 +80,7 @@ struct SomeNests {
   }
 };
 
-std::string MessageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::ErrorMessageOf;
 
 TEST(XgbPerfModelTest, TheSavedFileLoadsBackAndPredictsTheSame) {
   const XgbPerfModel& model = TrainedModel();
@@ -132,7 +125,7 @@ TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   const Json good = TrainedModel().ToJson();
   Json json = good;
   json["program_graph_feature_version"] = kProgramGraphFeatureVersion + 1;
-  std::string message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  std::string message = ErrorMessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
   EXPECT_NE(message.find("m.json: program-graph features version " +
                          std::to_string(kProgramGraphFeatureVersion + 1)),
             std::string::npos)
@@ -142,12 +135,12 @@ TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   // Through the loader `glimpse tune --cost-model` uses too.
   const std::string path = testing::MakeTempDir("glimpse_xgb_perf_model") + "/old.json";
   WriteJsonFileAtomically(path, json, "test");
-  message = MessageOf([&] { LoadProgramTimeModel(path); });
+  message = ErrorMessageOf([&] { LoadProgramTimeModel(path); });
   EXPECT_NE(message.find(kRemake), std::string::npos) << message;
 
   json = good;
   json["feature_width"] = XgbPerfFeatureWidth() + 57;
-  message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  message = ErrorMessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
   EXPECT_NE(message.find("m.json: " + std::to_string(XgbPerfFeatureWidth() + 57) +
                          " loop features per program"),
             std::string::npos)
@@ -156,11 +149,11 @@ TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
 
   json = good;
   json["version"] = kXgbPerfModelVersion + 1;
-  message = MessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
+  message = ErrorMessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
   EXPECT_NE(message.find("xgb-loop-features model version"), std::string::npos) << message;
 
   // The network's loader names what the file is instead of misreading it.
-  message = MessageOf([&] { PerfModel::FromJson(good, "m.json"); });
+  message = ErrorMessageOf([&] { PerfModel::FromJson(good, "m.json"); });
   EXPECT_NE(message.find("m.json: an XGBoost model on loop features"), std::string::npos)
       << message;
 }

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "glimpse/error.h"
+#include "test_errors.h"
 #include "test_paths.h"
 
 namespace glimpse::testing {
@@ -15,17 +15,6 @@ inline std::string WriteTextFile(const std::string& dir, const std::string& name
   std::string path = dir + "/" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
-}
-
-// The message of the glimpse::Error that `body` throws, or "<no error>".
-template <typename Body>
-std::string ErrorMessageOf(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
 }
 
 }  // namespace glimpse::testing
