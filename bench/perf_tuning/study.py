@@ -2,7 +2,7 @@
 """Tuning with the learned performance model on operators it never saw (docs/perf-tuning.md).
 
   study.py run --ops FILE --model M.json [--xgb-model X.json] --out DIR [--budget 64]
-               [--seeds 1,2,3] [--strategies …]
+               [--seeds 1,2,3] [--strategies …] [--label NAME]
   study.py summarize --out DIR [--corpus C.jsonl.gz] [--json FILE]
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
@@ -25,6 +25,10 @@ resumes another's records. Strategies:
   random             uniform sampling without replacement
 
 The strategies on X run only when --xgb-model is given or they are named.
+
+--label NAME runs each strategy as STRATEGY@NAME (database DIR/STRATEGY@NAME-s<seed>.db): the
+same strategies on other model files, in the same folder as the runs they are compared with, so
+that one best known serves them all. study.json keeps each label's model files.
 
 `summarize` reads every database's records in commit order and reports, per operator and
 strategy (median over seeds): measurements to reach 90/95/99 % of the best known time (the best
@@ -70,6 +74,11 @@ LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
 
+def base_strategy(name):
+    """The strategy of a run's name: 'hardware16@xeon' → 'hardware16'."""
+    return name.split("@", 1)[0]
+
+
 def read_ops(path):
     with open(path) as f:
         return [line.split("#")[0].strip() for line in f if line.split("#")[0].strip()]
@@ -89,6 +98,8 @@ def run(args):
     for name in strategies:
         if name not in STRATEGIES:
             sys.exit(f"study.py: unknown strategy '{name}'; known: {', '.join(STRATEGIES)}")
+    if args.label is not None and (not args.label or "@" in args.label or "/" in args.label):
+        sys.exit(f"study.py: --label '{args.label}' must be a non-empty name without '@' or '/'")
     if any("--model" in NEEDS_MODEL.get(s, ()) for s in strategies) and not args.model:
         sys.exit("study.py: the learned strategies need --model FILE (glimpse train perf-model)")
     on_xgb_model = [s for s in strategies if "--xgb-model" in NEEDS_MODEL.get(s, ())]
@@ -97,9 +108,10 @@ def run(args):
                  "(glimpse train perf-model --model xgb)")
     os.makedirs(args.out, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
-    study = {"ops": ops, "canonical": {}, "strategies": strategies, "seeds": seeds,
+    runs = [f"{name}@{args.label}" if args.label else name for name in strategies]
+    study = {"ops": ops, "canonical": {}, "strategies": runs, "seeds": seeds,
              "budget": args.budget, "model": args.model, "xgb_model": args.xgb_model,
-             "threads": args.threads}
+             "threads": args.threads, "labels": {}}
     # A later run into the same folder (another strategy, more seeds or operators) adds to the
     # study instead of hiding what is there from `summarize`.
     previous_path = os.path.join(args.out, "study.json")
@@ -111,17 +123,23 @@ def run(args):
                      f"use that budget or another --out")
         merge = lambda old, new: old + [item for item in new if item not in old]
         study["ops"] = merge(previous["ops"], ops)
-        study["strategies"] = merge(previous["strategies"], strategies)
+        study["strategies"] = merge(previous["strategies"], runs)
         study["seeds"] = merge(previous["seeds"], seeds)
         study["canonical"] = previous.get("canonical", {})
-        study["model"] = args.model or previous.get("model")
-        study["xgb_model"] = args.xgb_model or previous.get("xgb_model")
+        study["labels"] = previous.get("labels", {})
+        if args.label:  # the unlabelled runs' model files stay the study's own
+            study["model"], study["xgb_model"] = previous.get("model"), previous.get("xgb_model")
+        else:
+            study["model"] = args.model or previous.get("model")
+            study["xgb_model"] = args.xgb_model or previous.get("xgb_model")
+    if args.label:
+        study["labels"][args.label] = {"model": args.model, "xgb_model": args.xgb_model}
     for op in ops:
-        for name in strategies:
+        for name, run_name in zip(strategies, runs):
             for seed in seeds:
-                db = os.path.join(args.out, f"{name}-s{seed}.db")
+                db = os.path.join(args.out, f"{run_name}-s{seed}.db")
                 command = tune_command(glimpse_binary(args), op, name, seed, db, args)
-                print(f"{op} {name} seed {seed}", flush=True)
+                print(f"{op} {run_name} seed {seed}", flush=True)
                 done = subprocess.run(command, capture_output=True, text=True)
                 if done.returncode != 0:
                     sys.exit(f"study.py: {' '.join(command)} failed:\n{done.stderr}")
@@ -221,7 +239,7 @@ def summarize(args):
 def run_budget(strategy, budget):
     """Measurements a run of the strategy makes: the hardware16 ones stop at 16 whatever
     --budget says."""
-    return FIXED_BUDGET.get(strategy, budget)
+    return FIXED_BUDGET.get(base_strategy(strategy), budget)
 
 
 def summarize_over_operators(report, budget):
@@ -308,6 +326,8 @@ def main():
                    help="comma list (default: all; those on the XGBoost model only with "
                         "--xgb-model)")
     r.add_argument("--threads", type=int, default=0, help="glimpse tune --threads")
+    r.add_argument("--label", help="run each strategy as STRATEGY@LABEL: the same strategies on "
+                                   "other model files, beside the unlabelled runs")
     r.add_argument("--glimpse", help="the glimpse binary (default $GLIMPSE or build/ci/glimpse)")
     s = sub.add_parser("summarize", help="tables of a finished (or partial) run")
     s.add_argument("--out", required=True)

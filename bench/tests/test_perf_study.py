@@ -136,6 +136,44 @@ class PerfStudyTest(unittest.TestCase):
         self.assertIn("| hardware16-oneround | 2 | 1 | 10.5 | 10.5 | 10.5 |", done.stdout)
         self.assertIn("| `dense:b` | hardware16-oneround | > 16 | > 16 | > 16 |", done.stdout)
 
+    def test_a_label_runs_the_strategies_on_other_models_beside_the_first(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--seeds", "1", "--strategies", "hardware16,xgb")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        done = self.study("run", "--ops", self.ops, "--model", "M2.json", "--xgb-model", "X2.json",
+                          "--out", self.out, "--seeds", "1", "--label", "here",
+                          "--strategies", "hardware16,hardware16-transfer")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in self.calls()
+                 if c[c.index("--op") + 1] == "conv2d:a"}
+        self.assertEqual(sorted(by_db), ["hardware16-s1.db", "hardware16-transfer@here-s1.db",
+                                         "hardware16@here-s1.db", "xgb-s1.db"])
+        first, labelled = by_db["hardware16-s1.db"], by_db["hardware16@here-s1.db"]
+        self.assertEqual(first[first.index("--cost-model") + 1], "M.json")
+        self.assertEqual(labelled[labelled.index("--cost-model") + 1], "M2.json")
+        self.assertEqual(labelled[labelled.index("--hardware-budget") + 1], "16")
+        with open(os.path.join(self.out, "study.json")) as f:
+            study = json.load(f)
+        self.assertEqual(study["strategies"],
+                         ["hardware16", "xgb", "hardware16@here", "hardware16-transfer@here"])
+        self.assertEqual(study["model"], "M.json")  # the unlabelled runs' file is kept
+        self.assertEqual(study["labels"], {"here": {"model": "M2.json", "xgb_model": "X2.json"}})
+        report_path = os.path.join(self.out, "summary.json")
+        done = self.study("summarize", "--out", self.out, "--json", report_path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(report_path) as f:
+            summary = json.load(f)["summary"]
+        # A labelled hardware16 run is counted against 16 like its strategy: the dense layer's
+        # "never" (xgb found its best time there) is 17, not --budget + 1.
+        self.assertEqual(summary["hardware16@here"]["to_level"]["0.95"], (4 + 17) / 2)
+
+    def test_a_label_with_a_separator_is_refused(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--strategies", "hardware16", "--label", "a@b")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("--label 'a@b' must be a non-empty name", done.stderr)
+        self.assertFalse(os.path.exists(self.log))
+
 
 if __name__ == "__main__":
     unittest.main()
