@@ -7,7 +7,8 @@
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
 this CPU, each (strategy, seed) into its own database DIR/<strategy>-s<seed>.db so that no run
-resumes another's records. Strategies:
+resumes another's records, and appends what each run printed on standard error to
+DIR/<strategy>-s<seed>.log under a '# <operator>' line. Strategies:
 
   learned            xgb with --cost-model M (first plan from the model, then its base margin)
   learned-firstplan  the same with --tuner-option pretrained=first-plan
@@ -18,6 +19,9 @@ resumes another's records. Strategies:
   hardware16-transfer  --cost-model X --hardware-budget 16: the rounds on the --xgb-model file
   hardware16-mean    --cost-model M+X --hardware-budget 16: the rounds on the mean of the two
                      models' predicted ln-times
+  hardware16-choose  --cost-model M+X --hardware-budget 16 --tuner-option pretrained=choose:
+                     the first round is two picks of each model, and the model whose picks ran
+                     faster guides the other three rounds
   xgb-transfer       xgb with --cost-model X, X the --xgb-model file (glimpse train perf-model
                      --model xgb: XGBoost on loop features fitted on the corpus, AutoTVM's
                      load_history)
@@ -58,6 +62,9 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
                                          "--hardware-budget", "16"],
     "hardware16-mean": lambda args: ["--cost-model", f"{args.model}+{args.xgb_model}",
                                      "--hardware-budget", "16"],
+    "hardware16-choose": lambda args: ["--cost-model", f"{args.model}+{args.xgb_model}",
+                                       "--hardware-budget", "16",
+                                       "--tuner-option", "pretrained=choose"],
     "xgb-transfer": lambda args: ["--tuner", "xgb", "--cost-model", args.xgb_model],
     "xgb": lambda args: ["--tuner", "xgb"],
     "random": lambda args: ["--tuner", "random"],
@@ -66,10 +73,11 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
 NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
                "hardware16": ("--model",), "hardware16-oneround": ("--model",),
                "hardware16-transfer": ("--xgb-model",), "xgb-transfer": ("--xgb-model",),
-               "hardware16-mean": ("--model", "--xgb-model")}
+               "hardware16-mean": ("--model", "--xgb-model"),
+               "hardware16-choose": ("--model", "--xgb-model")}
 # The strategies that spend a fixed number of measurements whatever --budget says.
 FIXED_BUDGET = {"hardware16": 16, "hardware16-oneround": 16, "hardware16-transfer": 16,
-                "hardware16-mean": 16}
+                "hardware16-mean": 16, "hardware16-choose": 16}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
@@ -141,6 +149,10 @@ def run(args):
                 command = tune_command(glimpse_binary(args), op, name, seed, db, args)
                 print(f"{op} {run_name} seed {seed}", flush=True)
                 done = subprocess.run(command, capture_output=True, text=True)
+                # What the run said on standard error (the machine warning, the model each task
+                # chose), beside its database.
+                with open(os.path.join(args.out, f"{run_name}-s{seed}.log"), "a") as log:
+                    log.write(f"# {op}\n{done.stderr}")
                 if done.returncode != 0:
                     sys.exit(f"study.py: {' '.join(command)} failed:\n{done.stderr}")
                 study["canonical"][op] = json.loads(done.stdout)["tasks"][0]["op"]

@@ -40,6 +40,7 @@ with open(db, "a") as f:
         f.write(json.dumps({"type": "record", "workload_key": op, "status": "ok",
                             "time_s": time}) + "\n")
 print(json.dumps({"tasks": [{"op": op}]}))
+print(f"chose a model for {op}", file=sys.stderr)
 '''
 
 
@@ -73,10 +74,11 @@ class PerfStudyTest(unittest.TestCase):
         done = self.study("run", "--ops", self.ops, "--model", "M.json", "--xgb-model", "X.json",
                           "--out", self.out, "--seeds", "1",
                           "--strategies",
-                          "hardware16,hardware16-oneround,hardware16-transfer,hardware16-mean,xgb")
+                          "hardware16,hardware16-oneround,hardware16-transfer,hardware16-mean,"
+                          "hardware16-choose,xgb")
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = self.calls()
-        self.assertEqual(len(calls), 10)  # 2 operators × 5 strategies × 1 seed
+        self.assertEqual(len(calls), 12)  # 2 operators × 6 strategies × 1 seed
         by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in calls
                  if c[c.index("--op") + 1] == "conv2d:a"}
         rounds = by_db["hardware16-s1.db"]
@@ -92,6 +94,14 @@ class PerfStudyTest(unittest.TestCase):
         self.assertEqual(transfer[transfer.index("--hardware-budget") + 1], "16")
         mean = by_db["hardware16-mean-s1.db"]
         self.assertEqual(mean[mean.index("--cost-model") + 1], "M.json+X.json")
+        with open(os.path.join(self.out, "hardware16-choose-s1.log")) as f:
+            self.assertEqual(f.read(), "# conv2d:a\nchose a model for conv2d:a\n"
+                                       "# dense:b\nchose a model for dense:b\n")
+        choose = by_db["hardware16-choose-s1.db"]
+        self.assertEqual(choose[choose.index("--cost-model") + 1], "M.json+X.json")
+        self.assertEqual(choose[choose.index("--tuner-option") + 1], "pretrained=choose")
+        self.assertEqual(choose[choose.index("--hardware-budget") + 1], "16")
+        self.assertNotIn("--tuner-option", mean)
         cold = by_db["xgb-s1.db"]
         self.assertEqual(cold[cold.index("--budget") + 1], "64")
         self.assertNotIn("--cost-model", cold)
@@ -112,6 +122,7 @@ class PerfStudyTest(unittest.TestCase):
         self.assertIn("hardware16-oneround", strategies)
         self.assertNotIn("hardware16-transfer", strategies)
         self.assertNotIn("hardware16-mean", strategies)
+        self.assertNotIn("hardware16-choose", strategies)
         self.assertNotIn("xgb-transfer", strategies)
 
     def test_summary_counts_against_the_fixed_budget_of_16(self):

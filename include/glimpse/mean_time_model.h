@@ -23,6 +23,9 @@ namespace glimpse {
 std::shared_ptr<const ProgramTimeModel> MeanOfProgramTimeModels(
     std::vector<std::shared_ptr<const ProgramTimeModel>> members);
 
+// The members of a MeanOfProgramTimeModels, in order; empty for any other model.
+std::vector<std::shared_ptr<const ProgramTimeModel>> MembersOfMean(const ProgramTimeModel& model);
+
 // `spec` is a model file (LoadProgramTimeModel), or — when no file of that name exists — files
 // joined by '+', read as their mean. Errors name the file they are about.
 std::shared_ptr<const ProgramTimeModel> LoadProgramTimeModelSpec(const std::string& spec);

@@ -71,8 +71,10 @@ struct XgbTunerOptions {
   // "base": it stays on as the base model of every fit, as a transfer base does (its discounted
   // prediction is the base margin: 2^(−n/64) for n observations, dropped after 276), so the
   // tuner's own model learns what the pretrained one gets wrong on this operator; "first-plan":
-  // the tuner's own model alone from the first fit on. A history base model (above) takes
-  // precedence over it.
+  // the tuner's own model alone from the first fit on; "choose" (the pretrained model must be a
+  // CostModelChoice, glimpse/cost_model_choice.h): the first plan is every member's best in turn,
+  // and the member whose picks measured fastest is the base from the first fit on. A history
+  // base model (above) takes precedence over it.
   std::string pretrained = "base";
 
   // Validity-driven initialisation (Rieber et al.) with TargetKnowledge::validity_checker. Init

@@ -112,8 +112,8 @@ void XgbTunerOptions::Validate(const std::string& tuner_name) const {
   if (feature_type != "knob" && feature_type != "index") {
     throw Error(prefix + "feature_type' is '" + feature_type + "'; accepted: knob, index");
   }
-  if (pretrained != "base" && pretrained != "first-plan") {
-    throw Error(prefix + "pretrained' is '" + pretrained + "'; accepted: base, first-plan");
+  if (pretrained != "base" && pretrained != "first-plan" && pretrained != "choose") {
+    throw Error(prefix + "pretrained' is '" + pretrained + "'; accepted: base, first-plan, choose");
   }
   if (optimizer != "sa") {
     throw Error(prefix + "optimizer' is '" + optimizer + "'; accepted: sa");

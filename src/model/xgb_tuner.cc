@@ -9,10 +9,13 @@
 // Validity-driven initialisation (options.validity_init, model/rieber_init.h) adds InitValidity
 // (presampling, E0, the planner's bias) to Init, hands E0 out first in Propose, marks measured
 // outcomes in the bias in Observe, and makes the first refit due once E0 is observed.
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <unordered_map>
 
 #include "glimpse/cost_model.h"
+#include "glimpse/cost_model_choice.h"
 #include "glimpse/dgp_tuner.h"
 #include "glimpse/error.h"
 #include "glimpse/model_search.h"
@@ -75,6 +78,8 @@ class XgbTuner : public Tuner {
  private:
   void LoadHistory(uint64_t seed, const TransferHistory& history);
   void UsePretrained(std::shared_ptr<const CostModel> pretrained);
+  std::vector<Config> FirstPlanOfEachMember();
+  void ChooseMember();
   void InitValidity(uint64_t seed, ValidityChecker* checker);
   std::vector<Config> Plan(const CostModel& model);
   void RequireInit(const char* call) const {
@@ -88,6 +93,12 @@ class XgbTuner : public Tuner {
   std::vector<Config> trials_;  // the current plan, best first
   size_t trial_pt_ = 0;         // next position in trials_
   int train_ct_ = 0;            // fits so far
+
+  // Option pretrained=choose: the members, which member planned each first pick, and whether
+  // the choice was made (at the first fit).
+  std::shared_ptr<const CostModelChoice> choice_;
+  std::unordered_map<Config, size_t, ConfigHasher> first_pick_member_;
+  bool chosen_ = false;
 
   // Validity-driven initialisation.
   std::vector<Config> e0_;              // the first batch, handed out before anything else
@@ -107,6 +118,9 @@ void XgbTuner::Init(const TuningContext& context) {
   e0_.clear();
   e0_pt_ = 0;
   bias_.reset();
+  choice_.reset();
+  first_pick_member_.clear();
+  chosen_ = false;
   if (options_.validity_init) {
     InitValidity(seed ^ kPresampleSeedSalt, context.knowledge.validity_checker.get());
   }
@@ -119,11 +133,82 @@ void XgbTuner::Init(const TuningContext& context) {
 }
 
 void XgbTuner::UsePretrained(std::shared_ptr<const CostModel> pretrained) {
+  if (options_.pretrained == "choose") {
+    choice_ = std::dynamic_pointer_cast<const CostModelChoice>(pretrained);
+    if (!choice_) {
+      throw Error("tuner '" + Name() +
+                  "': option pretrained=choose chooses among several pretrained models (glimpse "
+                  "tune --cost-model A.json+B.json); it was given one");
+    }
+    if (static_cast<size_t>(options_.plan_size) < choice_->members().size()) {
+      const std::string members = std::to_string(choice_->members().size());
+      throw Error("tuner '" + Name() + "': option pretrained=choose measures each of the " +
+                  members + " models' best in the first plan, and plan_size is " +
+                  std::to_string(options_.plan_size) + ": give at least " + members +
+                  " (with --hardware-budget, --batch)");
+    }
+    if (trials_.empty()) {
+      trials_ = FirstPlanOfEachMember();
+      trial_pt_ = 0;
+    }
+    return;  // the base model is the member chosen at the first fit
+  }
   if (trials_.empty()) {
     trials_ = search_.optimizer->FindMaximums(*pretrained, options_.plan_size, search_.visited);
     trial_pt_ = 0;
   }
   if (options_.pretrained == "base") search_.model->SetBaseModel(std::move(pretrained));
+}
+
+// The first plan of option pretrained=choose: the members' own best predictions in turn (the
+// first member's best, the second's, …, then each one's second best, …), so that every member's
+// first picks are measured in the first round; a configuration two members both planned counts
+// for the one whose turn came first.
+std::vector<Config> XgbTuner::FirstPlanOfEachMember() {
+  const size_t plan_size = static_cast<size_t>(options_.plan_size);
+  std::vector<std::vector<Config>> plans;
+  for (const auto& member : choice_->members()) {
+    plans.push_back(search_.optimizer->FindMaximums(*member, plan_size, search_.visited));
+  }
+  std::vector<Config> plan;
+  std::vector<size_t> next(plans.size(), 0);
+  for (bool added = true; plan.size() < plan_size && added;) {
+    added = false;
+    for (size_t m = 0; m < plans.size() && plan.size() < plan_size; ++m) {
+      while (next[m] < plans[m].size() && first_pick_member_.count(plans[m][next[m]])) ++next[m];
+      if (next[m] == plans[m].size()) continue;
+      first_pick_member_.emplace(plans[m][next[m]], m);
+      plan.push_back(plans[m][next[m]++]);
+      added = true;
+    }
+  }
+  return plan;
+}
+
+// Option pretrained=choose, at the first fit: the member whose first picks measured fastest
+// becomes the base model of every fit from now on. When none of the first picks succeeded (or a
+// resumed run had measured its first round before), the members' mean is the base instead.
+void XgbTuner::ChooseMember() {
+  chosen_ = true;
+  CostModelChoice::Outcome outcome;
+  std::vector<double> best_score(choice_->members().size(), 0.0);
+  for (size_t i = 0; i < search_.xs.size(); ++i) {
+    auto it = first_pick_member_.find(search_.xs[i]);
+    if (it != first_pick_member_.end()) {
+      best_score[it->second] = std::max(best_score[it->second], search_.ys[i]);
+    }
+  }
+  for (size_t m = 0; m < best_score.size(); ++m) {
+    outcome.best_time_s.push_back(best_score[m] > 0.0 ? 1.0 / best_score[m] : INFINITY);
+    if (best_score[m] > 0.0 &&
+        (outcome.chosen < 0 || best_score[m] > best_score[static_cast<size_t>(outcome.chosen)])) {
+      outcome.chosen = static_cast<int>(m);
+    }
+  }
+  choice_->RecordOutcome(outcome);
+  search_.model->SetBaseModel(outcome.chosen < 0
+                                  ? std::shared_ptr<const CostModel>(choice_)
+                                  : choice_->members()[static_cast<size_t>(outcome.chosen)]);
 }
 
 void XgbTuner::InitValidity(uint64_t seed, ValidityChecker* checker) {
@@ -200,6 +285,7 @@ void XgbTuner::Observe(const std::vector<Config>& configs,
   const size_t first_fit = e0_.empty() ? static_cast<size_t>(options_.plan_size) : e0_.size();
   const size_t due = first_fit + static_cast<size_t>(options_.plan_size) * train_ct_;
   if (search_.xs.size() >= due && search_.score_max > 0.0) {
+    if (choice_ && !chosen_) ChooseMember();
     search_.model->Fit(search_.xs, search_.ys);
     trials_ = Plan(*search_.model);
     trial_pt_ = 0;

@@ -15,38 +15,11 @@
 namespace glimpse {
 namespace {
 
+using model_testing::BowlCostModel;
 using model_testing::BowlDevice;
 using model_testing::BowlSpace;
 using model_testing::MeanOkTime;
 using model_testing::Median;
-
-// A frozen model that predicts −ln(time) of a bowl device: the optimum of `device`, which may be
-// another device than the one measured (a model trained on other operators is right about the
-// shape of the space and wrong about its details).
-class BowlCostModel : public CostModel {
- public:
-  explicit BowlCostModel(BowlDevice device) : device_(std::move(device)) {}
-  std::string FeatureVersion() const override { return "bowl"; }
-  void Fit(const std::vector<Config>&, const std::vector<double>&) override {
-    throw Error("pretrained");
-  }
-  std::vector<double> Predict(const std::vector<Config>& configs) const override {
-    std::vector<double> out;
-    for (const Config& config : configs) out.push_back(-std::log(device_.TimeOf(config)));
-    predictions_ += configs.size();
-    return out;
-  }
-  bool IsFitted() const override { return true; }
-  void SetBaseModel(std::shared_ptr<const CostModel>) override {}
-  bool HasBaseModel() const override { return false; }
-  void Save(const std::string&) const override {}
-  void Load(const std::string&) override {}
-  size_t predictions() const { return predictions_; }
-
- private:
-  BowlDevice device_;
-  mutable size_t predictions_ = 0;
-};
 
 std::vector<Config> FirstProposals(const Task& task, std::shared_ptr<const CostModel> pretrained,
                                    uint64_t seed, size_t n, XgbTunerOptions options = {}) {
@@ -114,7 +87,7 @@ TEST(XgbPretrainedTest, OptionPretrainedNamesItsValues) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
                   .find("'pretrained' is 'always'; accepted: base, "
-                        "first-plan"),
+                        "first-plan, choose"),
               std::string::npos)
         << error.what();
   }

@@ -100,8 +100,12 @@ TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
   }
   EXPECT_TRUE(members_differ) << "the two models predict alike: the mean would not be tested";
 
+  ASSERT_EQ(MembersOfMean(*mean).size(), 2u);
+  EXPECT_EQ(MembersOfMean(*mean)[1]->PredictLogTimes(pointers), b);
+
   // One file is that file, '+' in its name or not.
   EXPECT_EQ(LoadProgramTimeModelSpec(dir + "/a.json")->Architecture(), "xgb-loop-features");
+  EXPECT_TRUE(MembersOfMean(*LoadProgramTimeModelSpec(dir + "/a.json")).empty());
   std::filesystem::copy_file(dir + "/a.json", dir + "/c+d.json");
   EXPECT_EQ(LoadProgramTimeModelSpec(dir + "/c+d.json")->Architecture(), "xgb-loop-features");
 
@@ -111,6 +115,61 @@ TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
   EXPECT_NE(message.find("missing.json"), std::string::npos) << message;
   message = ErrorMessageOf([&] { LoadProgramTimeModelSpec(dir + "/a.json+"); });
   EXPECT_NE(message.find("an empty model file name"), std::string::npos) << message;
+}
+
+// `glimpse tune --cost-model A+B --tuner-option pretrained=choose`: each task's first round
+// measures both models' best, and the run says which one each task chose; with one model the
+// option is refused, as it is without --cost-model.
+TEST(MeanTimeModelTest, PretrainedChooseTunesWithTheMembersAndSaysWhichWasChosen) {
+  const PerfCorpus corpus = testing_perf::SyntheticCorpus(20, 1);
+  std::vector<const PerfCorpusRecord*> records;
+  for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
+  XgbPerfOptions options;
+  options.rounds = 20;
+  const std::string dir = testing::MakeTempDir("glimpse_model_choice");
+  XgbPerfModel::Train(records, options).Save(dir + "/a.json");
+  options.rounds = 3;
+  XgbPerfModel::Train(records, options).Save(dir + "/b.json");
+  const std::string tune = "tune --target cpu --op " + testing_perf::SyntheticOperators().front() +
+                           " --threads 1 --progress quiet --json --no-db --hardware-budget 8 ";
+  const testing::CommandRun run = testing::RunGlimpseCommand(
+      tune + "--cost-model " + dir + "/a.json+" + dir + "/b.json --tuner-option pretrained=choose",
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Json report = Json::parse(run.out);
+  EXPECT_EQ(report["tasks"][0]["measurements"], 8);
+  const std::string op = report["tasks"][0]["op"];
+  const size_t heading = run.err.find("model chosen per task (--tuner-option pretrained=choose");
+  ASSERT_NE(heading, std::string::npos) << run.err;
+  // The task's line names the chosen file and both files' fastest first pick.
+  const std::string line = run.err.substr(run.err.find('\n', heading) + 1);
+  EXPECT_EQ(line.rfind("  " + op + ": ", 0), 0u) << line;
+  EXPECT_NE(line.find("a.json "), std::string::npos) << line;
+  EXPECT_NE(line.find("b.json "), std::string::npos) << line;
+  EXPECT_NE(line.find(" us"), std::string::npos) << line;
+
+  const testing::CommandRun one = testing::RunGlimpseCommand(
+      tune + "--cost-model " + dir + "/a.json --tuner-option pretrained=choose", dir);
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("pretrained=choose chooses, per task, among several models"),
+            std::string::npos)
+      << one.err;
+  const testing::CommandRun short_rounds =
+      testing::RunGlimpseCommand(tune + "--batch 1 --cost-model " + dir + "/a.json+" + dir +
+                                     "/b.json --tuner-option pretrained=choose",
+                                 dir);
+  EXPECT_EQ(short_rounds.exit_code, 2);
+  EXPECT_NE(short_rounds.err.find("measures each of the 2 models' best in the first round, and a "
+                                  "round is 1 (plan_size): give at least 2"),
+            std::string::npos)
+      << short_rounds.err;
+  const testing::CommandRun none = testing::RunGlimpseCommand(
+      "tune --target cpu --op " + testing_perf::SyntheticOperators().front() +
+          " --no-db --tuner-option pretrained=choose",
+      dir);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("give them with --cost-model A.json+B.json"), std::string::npos)
+      << none.err;
 }
 
 }  // namespace

@@ -241,8 +241,10 @@ void RunCpuTune(const TuneFlags& given_flags) {
   std::shared_ptr<const ProgramTimeModel> cost_model = LoadCostModelFlag(flags, std::cerr);
 
   // Checks are done: from here on things are written.
+  auto model_choices = std::make_shared<ModelChoiceLog>();
   TuneTasksAndReport(flags, target, report, budgets, options, tuner_options,
-                     LearnedCostModels(cost_model));
+                     LearnedCostModels(cost_model, flags, model_choices));
+  PrintModelChoices(*model_choices, std::cerr);
   if (!flags.compile_dir.empty()) {
     // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.
     std::cout << "\n";

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ostream>
 
 #include "glimpse/cpu.h"
@@ -12,6 +13,7 @@
 #include "glimpse/mean_time_model.h"
 #include "glimpse/model_tuner.h"
 #include "glimpse/tuner.h"
+#include "tuner_options.h"
 
 namespace glimpse::cli {
 
@@ -59,6 +61,12 @@ int64_t PlanSizeForRounds(int64_t round, int64_t measurements) {
 
 bool TakesPretrainedModel(const TunerTraits& traits) { return traits.takes_pretrained_model; }
 
+// Whether --tuner-option pretrained=choose was given.
+bool ChoosesPretrainedModel(const TuneFlags& flags) {
+  return std::find(flags.tuner_options.begin(), flags.tuner_options.end(), "pretrained=choose") !=
+         flags.tuner_options.end();
+}
+
 }  // namespace
 
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
@@ -69,6 +77,11 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
     throw Error(fmt::format(
         "--cost-model needs a strategy that starts from a pretrained model ({}); --tuner is '{}'",
         TunersWith(TakesPretrainedModel), flags.tuner));
+  }
+  if (ChoosesPretrainedModel(flags) && !flags.Given("--cost-model")) {
+    throw Error(
+        "--tuner-option pretrained=choose chooses among pretrained models: give them with "
+        "--cost-model A.json+B.json");
   }
   if (!flags.Given("--hardware-budget")) return out;
   if (!flags.Given("--cost-model")) {
@@ -131,11 +144,72 @@ std::shared_ptr<const ProgramTimeModel> LoadCostModelFlag(const TuneFlags& flags
 }
 
 std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
-    std::shared_ptr<const ProgramTimeModel> model) {
+    std::shared_ptr<const ProgramTimeModel> model, const TuneFlags& flags,
+    std::shared_ptr<ModelChoiceLog> choices) {
   if (!model) return {};
-  return [model](const ModelTask& task, const Task& tuned) -> std::shared_ptr<const CostModel> {
-    return std::make_shared<LearnedCostModel>(model, task.op, tuned.space);
+  if (!ChoosesPretrainedModel(flags)) {
+    return [model](const ModelTask& task, const Task& tuned) -> std::shared_ptr<const CostModel> {
+      return std::make_shared<LearnedCostModel>(model, task.op, tuned.space);
+    };
+  }
+  std::vector<std::shared_ptr<const ProgramTimeModel>> members = MembersOfMean(*model);
+  if (members.empty()) {
+    throw Error(
+        "--tuner-option pretrained=choose chooses, per task, among several models: give them "
+        "joined by '+' (--cost-model A.json+B.json); '" +
+        flags.cost_model + "' is one");
+  }
+  // A round holds one pick per model (the tuner says so too, but only when a task starts).
+  const int plan_size =
+      XgbTunerOptions::FromJson(ParseTunerOptions(flags.tuner_options), flags.tuner).plan_size;
+  if (static_cast<size_t>(plan_size) < members.size()) {
+    throw Error(fmt::format(
+        "--tuner-option pretrained=choose measures each of the {} models' best in the first "
+        "round, and a round is {} (plan_size): give at least {} (with --hardware-budget, "
+        "--batch)",
+        members.size(), plan_size, members.size()));
+  }
+  choices->files.clear();
+  for (size_t start = 0;;) {
+    const size_t plus = flags.cost_model.find('+', start);
+    choices->files.push_back(flags.cost_model.substr(start, plus - start));
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return [members, choices](const ModelTask& task,
+                            const Task& tuned) -> std::shared_ptr<const CostModel> {
+    std::vector<std::shared_ptr<const CostModel>> learned;
+    for (const auto& member : members) {
+      learned.push_back(std::make_shared<LearnedCostModel>(member, task.op, tuned.space));
+    }
+    auto choice = std::make_shared<const CostModelChoice>(std::move(learned), choices->files);
+    choices->tasks.emplace_back(task.op_text, choice);
+    return choice;
   };
+}
+
+void PrintModelChoices(const ModelChoiceLog& choices, std::ostream& out) {
+  if (choices.tasks.empty()) return;
+  out << "model chosen per task (--tuner-option pretrained=choose; fastest of each model's first "
+         "picks):\n";
+  for (const auto& [op, choice] : choices.tasks) {
+    const CostModelChoice::Outcome outcome = choice->outcome();
+    std::string times;
+    for (size_t m = 0; m < outcome.best_time_s.size(); ++m) {
+      times += fmt::format("{}{} {}", m ? ", " : "", choices.files[m],
+                           std::isfinite(outcome.best_time_s[m])
+                               ? fmt::format("{:.1f} us", 1e6 * outcome.best_time_s[m])
+                               : std::string("none ran"));
+    }
+    if (outcome.best_time_s.empty()) {
+      out << "  " << op << ": no choice (the task ended before its first fit)\n";
+    } else if (outcome.chosen < 0) {
+      out << "  " << op << ": none of the first picks ran; the mean was kept (" << times << ")\n";
+    } else {
+      out << "  " << op << ": " << choices.files[static_cast<size_t>(outcome.chosen)] << " ("
+          << times << ")\n";
+    }
+  }
 }
 
 }  // namespace glimpse::cli

@@ -7,7 +7,10 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "glimpse/cost_model_choice.h"
 #include "glimpse/program_time_model.h"
 #include "glimpse/tune_tasks.h"
 #include "tune_flags.h"
@@ -21,7 +24,7 @@ namespace glimpse::cli {
 // the N measurements are all the model's first picks. Throws Error naming the flag:
 // --hardware-budget without --cost-model, with --budget or --global-budget, not positive, or with
 // a --batch whose rounds would end in random picks; --cost-model with a strategy that takes no
-// pretrained model.
+// pretrained model; --tuner-option pretrained=choose without --cost-model.
 TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
 
 // The model of --cost-model (null without it): either kind of performance-model file, by its
@@ -31,8 +34,23 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags);
 std::shared_ptr<const ProgramTimeModel> LoadCostModelFlag(const TuneFlags& flags,
                                                           std::ostream& warnings);
 
-// Each task's LearnedCostModel over its space, for TuneTasksOptions::pretrained_model.
+// The choices of --tuner-option pretrained=choose, one per task tuned, in order.
+struct ModelChoiceLog {
+  std::vector<std::string> files;  // the --cost-model files, the members in order
+  std::vector<std::pair<std::string, std::shared_ptr<const CostModelChoice>>> tasks;  // op text
+};
+
+// Each task's LearnedCostModel over its space, for TuneTasksOptions::pretrained_model. With
+// --tuner-option pretrained=choose, a CostModelChoice of one LearnedCostModel per file of
+// `--cost-model A.json+B.json` instead, each recorded in `choices` (not null then). Throws Error
+// naming the option when pretrained=choose is given one model.
 std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> LearnedCostModels(
-    std::shared_ptr<const ProgramTimeModel> model);
+    std::shared_ptr<const ProgramTimeModel> model, const TuneFlags& flags,
+    std::shared_ptr<ModelChoiceLog> choices);
+
+// "model chosen per task (--tuner-option pretrained=choose):" and a line per task: the file its
+// first measurements chose and the fastest time of each file's first picks. Nothing when no task
+// was given a choice.
+void PrintModelChoices(const ModelChoiceLog& choices, std::ostream& out);
 
 }  // namespace glimpse::cli

@@ -43,6 +43,8 @@ class MeanTimeModel : public ProgramTimeModel {
 
   const Json& TrainingInfo() const override { return training_; }
 
+  const std::vector<std::shared_ptr<const ProgramTimeModel>>& members() const { return members_; }
+
   std::string MadeBy() const override {
     std::string out;
     for (size_t i = 0; i < members_.size(); ++i) {
@@ -68,6 +70,11 @@ std::shared_ptr<const ProgramTimeModel> MeanOfProgramTimeModels(
     if (!member) throw Error("a mean of performance models was given a null model");
   }
   return std::make_shared<const MeanTimeModel>(std::move(members));
+}
+
+std::vector<std::shared_ptr<const ProgramTimeModel>> MembersOfMean(const ProgramTimeModel& model) {
+  const auto* mean = dynamic_cast<const MeanTimeModel*>(&model);
+  return mean ? mean->members() : std::vector<std::shared_ptr<const ProgramTimeModel>>{};
 }
 
 std::shared_ptr<const ProgramTimeModel> LoadProgramTimeModelSpec(const std::string& spec) {
