@@ -27,9 +27,10 @@ BowlDevice WrongModelDevice() { return BowlDevice({1, 8, 1, 8, 0}, 1e-3, 5); }
 std::shared_ptr<const CostModelChoice> Choice(bool right_first) {
   std::shared_ptr<const CostModel> right = std::make_shared<BowlCostModel>(RightModelDevice());
   std::shared_ptr<const CostModel> wrong = std::make_shared<BowlCostModel>(WrongModelDevice());
-  if (right_first) return std::make_shared<CostModelChoice>(
-      std::vector<std::shared_ptr<const CostModel>>{right, wrong},
-      std::vector<std::string>{"right", "wrong"});
+  if (right_first)
+    return std::make_shared<CostModelChoice>(
+        std::vector<std::shared_ptr<const CostModel>>{right, wrong},
+        std::vector<std::string>{"right", "wrong"});
   return std::make_shared<CostModelChoice>(
       std::vector<std::shared_ptr<const CostModel>>{wrong, right},
       std::vector<std::string>{"wrong", "right"});
@@ -87,9 +88,9 @@ TEST(XgbPretrainedChoiceTest, AfterTheChoiceOnlyTheChosenMemberIsAsked) {
   // searches ask it, and the member that lost is never asked again.
   auto right = std::make_shared<BowlCostModel>(RightModelDevice());
   auto wrong = std::make_shared<BowlCostModel>(WrongModelDevice());
-  auto choice = std::make_shared<CostModelChoice>(
-      std::vector<std::shared_ptr<const CostModel>>{wrong, right},
-      std::vector<std::string>{"wrong", "right"});
+  auto choice =
+      std::make_shared<CostModelChoice>(std::vector<std::shared_ptr<const CostModel>>{wrong, right},
+                                        std::vector<std::string>{"wrong", "right"});
   const Task task = model_testing::MakeTask(model_testing::BowlSpace());
   const BowlDevice device(BowlDevice::DefaultTarget());
   XgbTunerOptions options;
@@ -116,8 +117,9 @@ TEST(XgbPretrainedChoiceTest, AfterTheChoiceOnlyTheChosenMemberIsAsked) {
 
 TEST(XgbPretrainedChoiceTest, ChooseNeedsSeveralModelsAndAChoiceNeedsTwo) {
   auto one = std::make_shared<BowlCostModel>(RightModelDevice());
-  EXPECT_NE(glimpse::testing::ErrorMessageOf([&] { Tune(one, "choose", 1); })
-                .find("option pretrained=choose chooses among several pretrained models"),
+  EXPECT_NE(glimpse::testing::ErrorMessageOf([&] {
+              Tune(one, "choose", 1);
+            }).find("option pretrained=choose chooses among several pretrained models"),
             std::string::npos);
   EXPECT_NE(glimpse::testing::ErrorMessageOf([&] {
               CostModelChoice({one}, {"one"});
