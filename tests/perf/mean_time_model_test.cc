@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <utility>
 
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
@@ -65,16 +66,21 @@ TEST(MeanTimeModelTest, RefusesFewerThanTwoMembersOrANullOne) {
             std::string::npos);
 }
 
-TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
-  // Two XGBoost loop-feature models of the synthetic corpus, different enough to tell apart.
+// Two XGBoost loop-feature models of the synthetic corpus, different enough to tell apart
+// (20 and 3 boosting rounds).
+std::pair<XgbPerfModel, XgbPerfModel> TwoLoopFeatureModels() {
   const PerfCorpus corpus = testing_perf::SyntheticCorpus(20, 1);
   std::vector<const PerfCorpusRecord*> records;
   for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
   XgbPerfOptions options;
   options.rounds = 20;
-  const XgbPerfModel first = XgbPerfModel::Train(records, options);
+  XgbPerfModel first = XgbPerfModel::Train(records, options);
   options.rounds = 3;
-  const XgbPerfModel second = XgbPerfModel::Train(records, options);
+  return {std::move(first), XgbPerfModel::Train(records, options)};
+}
+
+TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
+  const auto [first, second] = TwoLoopFeatureModels();
   const std::string dir = testing::MakeTempDir("glimpse_mean_time_model");
   first.Save(dir + "/a.json");
   second.Save(dir + "/b.json");
@@ -121,15 +127,10 @@ TEST(MeanTimeModelTest, ASpecOfFilesJoinedByPlusLoadsTheirMean) {
 // measures both models' best, and the run says which one each task chose; with one model the
 // option is refused, as it is without --cost-model.
 TEST(MeanTimeModelTest, PretrainedChooseTunesWithTheMembersAndSaysWhichWasChosen) {
-  const PerfCorpus corpus = testing_perf::SyntheticCorpus(20, 1);
-  std::vector<const PerfCorpusRecord*> records;
-  for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
-  XgbPerfOptions options;
-  options.rounds = 20;
+  const auto [first, second] = TwoLoopFeatureModels();
   const std::string dir = testing::MakeTempDir("glimpse_model_choice");
-  XgbPerfModel::Train(records, options).Save(dir + "/a.json");
-  options.rounds = 3;
-  XgbPerfModel::Train(records, options).Save(dir + "/b.json");
+  first.Save(dir + "/a.json");
+  second.Save(dir + "/b.json");
   const std::string tune = "tune --target cpu --op " + testing_perf::SyntheticOperators().front() +
                            " --threads 1 --progress quiet --json --no-db --hardware-budget 8 ";
   const testing::CommandRun run = testing::RunGlimpseCommand(
