@@ -148,6 +148,20 @@ TEST(MeanTimeModelTest, PretrainedChooseTunesWithTheMembersAndSaysWhichWasChosen
   EXPECT_NE(line.find("a.json "), std::string::npos) << line;
   EXPECT_NE(line.find("b.json "), std::string::npos) << line;
   EXPECT_NE(line.find(" us"), std::string::npos) << line;
+  // The JSON report says the same: both files' fastest first pick, and the faster one chosen.
+  const Json& choice = report["tasks"][0]["cost_model_choice"];
+  ASSERT_TRUE(choice.is_object()) << report["tasks"][0].dump(2);
+  ASSERT_EQ(choice["first_picks"].size(), 2u) << choice.dump(2);
+  EXPECT_EQ(choice["first_picks"][0]["file"], dir + "/a.json");
+  EXPECT_EQ(choice["first_picks"][1]["file"], dir + "/b.json");
+  const double a_time = choice["first_picks"][0]["best_time_s"];
+  const double b_time = choice["first_picks"][1]["best_time_s"];
+  EXPECT_GT(a_time, 0);
+  EXPECT_GT(b_time, 0);
+  const std::string chosen = choice["chosen"];
+  EXPECT_EQ(chosen, dir + (a_time <= b_time ? "/a.json" : "/b.json")) << choice.dump(2);
+  EXPECT_EQ(choice["reason"], "its first picks ran fastest");
+  EXPECT_EQ(line.rfind("  " + op + ": " + chosen + " (", 0), 0u) << line;
 
   const testing::CommandRun one = testing::RunGlimpseCommand(
       tune + "--cost-model " + dir + "/a.json --tuner-option pretrained=choose", dir);

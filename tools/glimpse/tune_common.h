@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,11 +42,13 @@ double RunTimeout(const TuneFlags& flags, const ModelTask& task);
 // The part of `glimpse tune --target cpu|cuda` after every check: the kernel directory and the
 // database are made, the report's tasks (PlanTasks) are tuned with their `budgets` (TuneTasks)
 // and the report is printed (a table, or JSON with --json).
-// `pretrained` gives each task's pretrained cost model (TuneTasksOptions::pretrained_model).
+// `pretrained` gives each task's pretrained cost model (TuneTasksOptions::pretrained_model);
+// `amend_json`, when set, adds to the JSON report what only the caller knows once the tasks ran.
 void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksReport& report,
                         const std::vector<int64_t>& budgets, const TuneOptions& options,
                         const Json& tuner_options,
-                        decltype(TuneTasksOptions::pretrained_model) pretrained = {});
+                        decltype(TuneTasksOptions::pretrained_model) pretrained = {},
+                        const std::function<void(Json&)>& amend_json = {});
 
 // The index of the first task that can be tuned (PlanTasks guarantees one).
 size_t FirstTunable(const std::vector<TaskOutcome>& tasks);

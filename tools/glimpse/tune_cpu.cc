@@ -166,7 +166,8 @@ size_t FirstTunable(const std::vector<TaskOutcome>& tasks) {
 void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksReport& report,
                         const std::vector<int64_t>& budgets, const TuneOptions& options,
                         const Json& tuner_options,
-                        decltype(TuneTasksOptions::pretrained_model) pretrained) {
+                        decltype(TuneTasksOptions::pretrained_model) pretrained,
+                        const std::function<void(Json&)>& amend_json) {
   KernelDir kernel_dir(flags.kernel_dir);
   std::optional<Database> database;
   if (!flags.no_database) database.emplace(flags.database);
@@ -186,7 +187,9 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {
-    std::cout << TasksReportToJson(report).dump(2) << "\n";
+    Json json = TasksReportToJson(report);
+    if (amend_json) amend_json(json);
+    std::cout << json.dump(2) << "\n";
   } else {
     PrintTasksReport(report, std::cout);
   }
@@ -243,7 +246,8 @@ void RunCpuTune(const TuneFlags& given_flags) {
   // Checks are done: from here on things are written.
   auto model_choices = std::make_shared<ModelChoiceLog>();
   TuneTasksAndReport(flags, target, report, budgets, options, tuner_options,
-                     LearnedCostModels(cost_model, flags, model_choices));
+                     LearnedCostModels(cost_model, flags, model_choices),
+                     [&model_choices](Json& json) { AddModelChoicesToJson(*model_choices, json); });
   PrintModelChoices(*model_choices, std::cerr);
   if (!flags.compile_dir.empty()) {
     // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.

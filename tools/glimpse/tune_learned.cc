@@ -212,4 +212,26 @@ void PrintModelChoices(const ModelChoiceLog& choices, std::ostream& out) {
   }
 }
 
+void AddModelChoicesToJson(const ModelChoiceLog& choices, Json& report) {
+  for (const auto& [op, choice] : choices.tasks) {
+    const CostModelChoice::Outcome outcome = choice->outcome();
+    Json entry;
+    entry["chosen"] = outcome.chosen >= 0 ? Json(choices.files[static_cast<size_t>(outcome.chosen)])
+                                          : Json(nullptr);
+    entry["reason"] = outcome.best_time_s.empty() ? "the task ended before its first fit"
+                      : outcome.chosen < 0        ? "none of the first picks ran; the mean was kept"
+                                                  : "its first picks ran fastest";
+    entry["first_picks"] = Json::array();
+    for (size_t m = 0; m < outcome.best_time_s.size(); ++m) {
+      const double time = outcome.best_time_s[m];
+      entry["first_picks"].push_back(
+          {{"file", choices.files[m]},
+           {"best_time_s", std::isfinite(time) ? Json(time) : Json(nullptr)}});
+    }
+    for (Json& task : report.at("tasks")) {
+      if (task.value("op", "") == op) task["cost_model_choice"] = entry;
+    }
+  }
+}
+
 }  // namespace glimpse::cli

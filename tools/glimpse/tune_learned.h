@@ -53,4 +53,10 @@ std::function<std::shared_ptr<const CostModel>(const ModelTask&, const Task&)> L
 // was given a choice.
 void PrintModelChoices(const ModelChoiceLog& choices, std::ostream& out);
 
+// The same in the JSON report of `glimpse tune --json`: each task given a choice gets
+// "cost_model_choice": {"chosen": the file or null, "reason": why, "first_picks": [{"file",
+// "best_time_s" (null when none of its picks ran)}, … one per file in --cost-model order]}.
+// The task is found by its "op" text. Nothing changes when no task was given a choice.
+void AddModelChoicesToJson(const ModelChoiceLog& choices, Json& report);
+
 }  // namespace glimpse::cli
