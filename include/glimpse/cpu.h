@@ -59,7 +59,9 @@ LoopNest MakeCpuNest(const Operator& op, const ConfigSpace& space, const Config&
 // A Task for this machine: name OperatorToString(op), device CpuDeviceName(), the space above,
 // description OperatorToJson(op) plus {"target": "cpu"}.
 Task MakeCpuTask(const Operator& op);
-// The CPU's model name from /proc/cpuinfo ("AMD EPYC 9R14"), or "cpu" when unknown.
+// This machine's CPU as records, corpora and model files name it: CpuNameFromCpuinfo of
+// /proc/cpuinfo (glimpse/cpu_identity.h) — "AMD EPYC 9R14", or for a virtual machine's generic
+// name "AMD EPYC (family 25, model 1)" — or "cpu" when unknown.
 std::string CpuDeviceName();
 
 // ---- Generating a kernel

@@ -19,8 +19,15 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 # One corpus per machine: the sessions that measure it do not always get the same kind of CPU,
 # and the times of one are not the labels of another. The name is the CPU's, as the kernel
-# reports it ("AMD EPYC" → cpu-amd-epyc).
+# reports it, and as glimpse names the device (glimpse/cpu_identity.h) a name without a model
+# number gets the family and model: "AMD EPYC" of family 25 model 1 → cpu-amd-epyc-f25-m1.
+# (cpu-amd-epyc and cpu-intel-xeon were measured before names carried them.)
 cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-)
+if ! [[ $cpu =~ [0-9] ]]; then
+  family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' \t')
+  model=$(grep -m1 -E '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' \t')
+  cpu="$cpu f${family} m${model}"
+fi
 slug=$(echo "$cpu" | tr '[:upper:]' '[:lower:]' | sed -e 's/([^)]*)//g' -e 's/[^a-z0-9]\+/-/g' -e 's/^-//' -e 's/-$//')
 name=cpu-${slug:-unknown}
 db=build/corpus/$name.db

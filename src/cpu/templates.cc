@@ -1,6 +1,5 @@
 // Dispatch from an operator to its CPU template, and the padded-input copy the convolution
 // templates share.
-#include <fstream>
 #include <string>
 #include <utility>
 #include <variant>
@@ -68,19 +67,6 @@ Task MakeCpuTask(const Operator& op) {
   json["target"] = "cpu";
   task.description = json;
   return task;
-}
-
-std::string CpuDeviceName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) break;
-    size_t start = line.find_first_not_of(' ', colon + 1);
-    return start == std::string::npos ? "cpu" : line.substr(start);
-  }
-  return "cpu";
 }
 
 std::string GenerateCpuKernel(const Task& task, const Config& config, const std::string& symbol) {
