@@ -110,7 +110,8 @@ std::unique_ptr<PerfPredictor> MakeRooflinePredictor(MachineProfile profile, boo
 // (strides, loop extents and footprints of its four innermost loops, loop kinds), so the
 // features are read from it, fixed-width across operators: the main multiply-add's node and its
 // four accesses (a, b, destination read, store), then the mean and the maximum of every node's
-// features: 7 × kProgramGraphFeatureWidth values. Target: log(time_s), reg:squarederror.
+// features: 7 × kProgramGraphFeatureWidth values. Target: log(time_s), reg:squarederror, or the
+// rank within each operator (XgbPerfOptions::target).
 struct XgbPerfOptions {
   int rounds = 300;  // boosting rounds (no early stopping: the test side is never seen)
   double eta = 0.1;  // learning rate
@@ -119,6 +120,11 @@ struct XgbPerfOptions {
   double subsample = 1.0;  // 1: deterministic for a seed
   int num_threads = 1;     // XGBoost nthread (0: every hardware thread)
   uint64_t seed = 0;
+  // What is learned: "log-time", ln(time_s) by squared error (the prediction is a time); or
+  // "rank", the order within each operator by XGBoost's pairwise rank loss (rank:pairwise, one
+  // query group per operator), whose prediction is a time only up to a factor per operator —
+  // right for ranking an operator's configurations, meaningless across operators (MAPE).
+  std::string target = "log-time";
 };
 int XgbPerfFeatureWidth();
 // The feature row of a record's program (XgbPerfFeatureWidth() values).
@@ -141,8 +147,9 @@ struct PerfPredictorOptions {
   // MakeLearnedPerfPredictor) supplies it. Empty: those names are refused, saying why.
   std::function<std::unique_ptr<PerfPredictor>(const std::string& architecture)> learned;
 };
-// "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb", "graphsage", "lstm" (with
-// options.learned), "file:PATH" (a trained model file). Throws Error listing the known names.
+// "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb", "xgb-rank" (target "rank"),
+// "graphsage", "lstm" (with options.learned), "file:PATH" (a trained model file). Throws Error
+// listing the known names.
 std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options);
 // Every name MakePerfPredictor knows ("file:" models aside).

@@ -25,6 +25,11 @@ void XgbMatrix::SetFloatInfo(const char* field, const std::vector<float>& values
            std::string("XGBoost: setting '") + field + "'");
 }
 
+void XgbMatrix::SetUIntInfo(const char* field, const std::vector<unsigned>& values) {
+  CheckXgb(XGDMatrixSetUIntInfo(handle_, field, values.data(), values.size()),
+           std::string("XGBoost: setting '") + field + "'");
+}
+
 XgbBooster::XgbBooster(const XgbMatrix* cache) {
   DMatrixHandle dmats[1] = {cache != nullptr ? cache->handle() : nullptr};
   CheckXgb(XGBoosterCreate(dmats, cache != nullptr ? 1 : 0, &handle_),

@@ -22,6 +22,8 @@ class XgbMatrix {
   XgbMatrix& operator=(const XgbMatrix&) = delete;
 
   void SetFloatInfo(const char* field, const std::vector<float>& values);
+  // "group" for ranking: the sizes of consecutive row groups, in row order.
+  void SetUIntInfo(const char* field, const std::vector<unsigned>& values);
   DMatrixHandle handle() const { return handle_; }
 
  private:

@@ -128,6 +128,21 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
   std::ifstream in(json);
   const Json report = Json::parse(in);
   EXPECT_EQ(report["splits"][0]["scores"][0]["details"]["architecture"], "xgb-loop-features");
+
+  // --xgb-target rank writes a ranking model, which says so; another target is refused.
+  const std::string ranked = Db("xgb-rank.json");
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-rounds",
+                       "20", "--xgb-target", "rank", "--out", ranked});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("of 5 operators in"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("ranked within each operator"), std::string::npos) << result.out;
+  std::ifstream ranked_in(ranked);
+  EXPECT_EQ(Json::parse(ranked_in)["options"]["target"], "rank");
+  EXPECT_NE(LoadProgramTimeModel(ranked)->MadeBy().find("--xgb-target rank"), std::string::npos);
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-target",
+                       "quantile", "--out", ranked});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--xgb-target"), std::string::npos) << result.err;
 }
 
 TEST_F(CliTrainPerfModelTest, RefusesTheOtherKindsFlags) {

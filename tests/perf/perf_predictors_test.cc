@@ -186,12 +186,20 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
   PerfPredictorOptions options;
   options.profile = SmallProfile();
   EXPECT_EQ(MakePerfPredictor("roofline-cal", options)->Name(), "roofline-cal");
+  EXPECT_EQ(MakePerfPredictor("xgb", options)->Name(), "xgb");
+  EXPECT_EQ(MakePerfPredictor("xgb-rank", options)->Name(), "xgb-rank");
+  EXPECT_NE(MakePerfPredictor("xgb-rank", options)
+                ->Describe()["objective"]
+                .get<std::string>()
+                .find("rank:pairwise"),
+            std::string::npos);
   try {
     MakePerfPredictor("gnn", options);
     FAIL();
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
-                  .find("known: roofline, roofline-cal, xgb, graphsage, lstm, file:MODEL.json"),
+                  .find("known: roofline, roofline-cal, xgb, xgb-rank, graphsage, lstm, "
+                        "file:MODEL.json"),
               std::string::npos)
         << error.what();
   }

@@ -15,6 +15,7 @@
 #include "glimpse/error.h"
 #include "glimpse/json_file.h"
 #include "glimpse/learned_cost_model.h"
+#include "glimpse/perf_eval.h"
 #include "glimpse/perf_model.h"
 #include "synthetic_perf_corpus.h"
 #include "test_errors.h"
@@ -196,6 +197,52 @@ TEST(XgbPerfModelTest, AsACostModelItRanksAnOperatorItNeverSaw) {
   for (size_t i = 0; i < order.size() / 10; ++i) top += truth[order[i]];
   top /= static_cast<double>(order.size() / 10);
   EXPECT_LT(top, median);
+}
+
+// Target "rank": the order within each operator by pairwise rank loss. Its predictions are
+// −scores (higher score = faster), so they order an unseen operator's configurations as its times
+// do; the file says which target it holds, and a file without one is a log-time model.
+TEST(XgbPerfModelTest, ARankTargetOrdersAnUnseenOperatorAndTheFileSaysSo) {
+  XgbPerfOptions options = SmallOptions();
+  options.target = "rank";
+  const XgbPerfModel trained = XgbPerfModel::Train(Records(), options);
+  const XgbPerfModel* ranked = &trained;
+  EXPECT_FALSE(ranked->TrainingInfo().contains("train_log_mse"));
+  EXPECT_EQ(ranked->TrainingInfo().at("examples"), 4 * 40);
+
+  const Operator op = ParseOperator(kHeldOut);
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(21);
+  std::vector<LoopNest> nests;
+  std::vector<double> truth;
+  for (int i = 0; i < 200; ++i) {
+    const Config config = *space.SampleValid(rng);
+    nests.push_back(MakeCpuNest(op, space, config));
+    truth.push_back(testing_perf::SyntheticLogTime(BuildCpuProgramGraph(op, space, config)));
+  }
+  std::vector<const LoopNest*> pointers;
+  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  const std::vector<double> predicted = ranked->PredictLogTimes(pointers);
+  EXPECT_GT(KendallTauB(predicted, truth), 0.3);
+
+  const Json json = ranked->ToJson();
+  EXPECT_EQ(json.at("options").at("target"), "rank");
+  EXPECT_EQ(XgbPerfModel::FromJson(json, "r.json").PredictLogTimes(pointers), predicted);
+  EXPECT_EQ(TrainedModel().ToJson().at("options").at("target"), "log-time");
+  Json older = TrainedModel().ToJson();
+  older["options"].erase("target");
+  EXPECT_EQ(XgbPerfModel::FromJson(older, "old.json").options().target, "log-time");
+
+  Json other = json;
+  other["options"]["target"] = "quantile";
+  std::string message = ErrorMessageOf([&] { XgbPerfModel::FromJson(other, "q.json"); });
+  EXPECT_NE(message.find("q.json: options: target 'quantile'; accepted: log-time, rank"),
+            std::string::npos)
+      << message;
+  options.target = "quantile";
+  message = ErrorMessageOf([&] { XgbPerfModel::Train(Records(), options); });
+  EXPECT_NE(message.find("target 'quantile'; accepted: log-time, rank"), std::string::npos)
+      << message;
 }
 
 // `glimpse tune --cost-model` takes the file like the network's: the run measures the model's

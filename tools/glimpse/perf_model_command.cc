@@ -89,8 +89,9 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
   evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
   evaluate->add_option("--predictors", flags->predictors,
-                       "Comma list of roofline, roofline-cal, xgb, graphsage, lstm (trained on "
-                       "each split's training side), file:MODEL.json (a trained model as it is; "
+                       "Comma list of roofline, roofline-cal, xgb, xgb-rank (XGBoost ranking "
+                       "within each operator), graphsage, lstm (trained on each split's training "
+                       "side), file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");
   evaluate->add_option("--seed", flags->seed,
                        "The splits', XGBoost's and the learned models' seed");

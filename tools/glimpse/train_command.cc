@@ -458,7 +458,8 @@ const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hid
                                      "--hops",      "--readout-hidden",   "--lr",
                                      "--rank-loss", "--rank-loss-weight", "--validation-fraction",
                                      "--patience"};
-const char* const kXgbFlags[] = {"--xgb-rounds", "--xgb-eta", "--xgb-max-depth", "--xgb-threads"};
+const char* const kXgbFlags[] = {"--xgb-rounds", "--xgb-eta", "--xgb-max-depth", "--xgb-threads",
+                                 "--xgb-target"};
 
 std::string Exclusions(const TrainPerfModelFlags& flags) {
   std::string line;
@@ -471,9 +472,9 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
   if (flags.architecture == "xgb") {
     return fmt::format(
                "glimpse train perf-model --corpus {} --model xgb --xgb-rounds {} --xgb-eta {:g} "
-               "--xgb-max-depth {} --seed {}",
+               "--xgb-max-depth {} --xgb-target {} --seed {}",
                flags.corpus_path, flags.xgb.rounds, flags.xgb.eta, flags.xgb.max_depth,
-               flags.options.seed) +
+               flags.xgb.target, flags.options.seed) +
            Exclusions(flags) + " --out " + flags.out_path;
   }
   const PerfModelTrainOptions& o = flags.options;
@@ -537,11 +538,14 @@ void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
   model.training_info()["seconds"] = seconds;
   model.Save(flags.out_path);
   const Json& info = model.TrainingInfo();
-  std::cout << fmt::format(
-      "trained xgb on {} examples of {} operators in {:.1f} s: train ln-time MSE {:.4f}\n"
-      "wrote {}\n",
-      info.at("examples").get<size_t>(), info.at("operators").get<size_t>(), seconds,
-      info.at("train_log_mse").get<double>(), flags.out_path);
+  // A ranking's scores are not log times: it has no training MSE to show.
+  const std::string fit =
+      info.contains("train_log_mse")
+          ? fmt::format("train ln-time MSE {:.4f}", info.at("train_log_mse").get<double>())
+          : std::string("ranked within each operator");
+  std::cout << fmt::format("trained xgb on {} examples of {} operators in {:.1f} s: {}\nwrote {}\n",
+                           info.at("examples").get<size_t>(), info.at("operators").get<size_t>(),
+                           seconds, fit, flags.out_path);
 }
 
 void RunTrainPerfModel(TrainPerfModelFlags flags) {
@@ -598,6 +602,11 @@ void AddTrainPerfModel(CLI::App& train) {
   AddPerfTrainFlags(cmd, o, flags->rank_loss, "graphsage/lstm: ");
   cmd->add_option("--xgb-rounds", flags->xgb.rounds, "xgb: boosting rounds")->default_str("300");
   cmd->add_option("--xgb-eta", flags->xgb.eta, "xgb: learning rate")->default_str("0.1");
+  cmd->add_option("--xgb-target", flags->xgb.target,
+                  "xgb: log-time (regression of ln time) or rank (the order within each "
+                  "operator; the file's times are then right only up to a factor per operator)")
+      ->check(CLI::IsMember({"log-time", "rank"}))
+      ->default_str("log-time");
   cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
       ->default_str("6");
   cmd->add_option("--xgb-threads", flags->xgb.num_threads,

@@ -6,8 +6,9 @@
 namespace glimpse {
 
 const std::vector<std::string>& PerfPredictorNames() {
-  static const std::vector<std::string> names = {"roofline", "roofline-cal", "xgb", "graphsage",
-                                                 "lstm"};
+  static const std::vector<std::string> names = {
+      "roofline", "roofline-cal", "xgb", "xgb-rank", "graphsage", "lstm",
+  };
   return names;
 }
 
@@ -16,6 +17,11 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
   if (name == "xgb") return MakeXgbPerfPredictor(options.xgb);
+  if (name == "xgb-rank") {
+    XgbPerfOptions ranked = options.xgb;
+    ranked.target = "rank";
+    return MakeXgbPerfPredictor(ranked);
+  }
   if (name == "graphsage" || name == "lstm") {
     if (!options.learned) {
       throw Error("performance predictor '" + name +

@@ -2,7 +2,8 @@
 // trained on a corpus, saved and loaded as a performance-model file; LoadProgramTimeModel, which
 // reads either kind of performance-model file.
 //
-// Map: Train (rows of XgbPerfFeatures, labels ln time_s, a fixed number of rounds) · the file
+// Map: Train (rows of XgbPerfFeatures, labels ln time_s — or, ranked, −ln time_s in one group per
+// operator — a fixed number of rounds) · the file
 // (ToJson/FromJson, the checks in the order a user can act on them) · PredictLogTimes.
 #include "glimpse/xgb_perf_model.h"
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -66,11 +68,28 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   if (options.rounds < 1 || options.eta <= 0.0 || options.max_depth < 1) {
     throw Error("xgb perf model: rounds and max_depth must be ≥ 1 and eta > 0");
   }
+  const bool rank = options.target == "rank";
+  if (!rank && options.target != "log-time") {
+    throw Error("xgb perf model: target '" + options.target + "'; accepted: log-time, rank");
+  }
+  // Ranking learns from pairs within a query group, and a group is a run of consecutive rows:
+  // the records are taken operator by operator (in first-seen order, stable within one).
+  std::vector<size_t> order(records.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (rank) {
+    std::map<std::string, size_t> first_seen;
+    for (size_t i = 0; i < records.size(); ++i) first_seen.emplace(records[i]->op, i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return first_seen.at(records[a]->op) < first_seen.at(records[b]->op);
+    });
+  }
   perf::RecordPrograms programs;
   std::vector<LoopNest> nests;
   std::vector<float> labels;
+  std::vector<unsigned> groups;
+  std::string group_op;
   std::set<std::string> operators, kinds;
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i : order) {
     const PerfCorpusRecord& record = *records[i];
     if (!record.ok() || !(record.time_s > 0.0) || !std::isfinite(record.time_s)) continue;
     try {
@@ -80,7 +99,13 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
       skipped->push_back(fmt::format("record {}: {}", i, e.what()));
       continue;
     }
-    labels.push_back(static_cast<float>(std::log(record.time_s)));
+    // Ranked: a higher label is better, so the negated log time (the prediction is negated back).
+    labels.push_back(static_cast<float>(rank ? -std::log(record.time_s) : std::log(record.time_s)));
+    if (groups.empty() || record.op != group_op) {
+      groups.push_back(0);
+      group_op = record.op;
+    }
+    ++groups.back();
     operators.insert(record.op);
     kinds.insert(record.kind);
   }
@@ -91,10 +116,11 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   model::XgbMatrix matrix(FeatureRows(pointers), nests.size(),
                           static_cast<size_t>(XgbPerfFeatureWidth()));
   matrix.SetFloatInfo("label", labels);
+  if (rank) matrix.SetUIntInfo("group", groups);
 
   auto state = std::make_shared<Booster>();
   model::XgbBooster booster(&matrix);
-  booster.SetParam("objective", "reg:squarederror");
+  booster.SetParam("objective", rank ? "rank:pairwise" : "reg:squarederror");
   booster.SetParam("eta", std::to_string(options.eta));
   booster.SetParam("max_depth", std::to_string(options.max_depth));
   booster.SetParam("min_child_weight", std::to_string(options.min_child_weight));
@@ -121,7 +147,8 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   out.training_["examples"] = nests.size();
   out.training_["operators"] = operators.size();
   out.training_["kinds"] = std::vector<std::string>(kinds.begin(), kinds.end());
-  out.training_["train_log_mse"] = squared / static_cast<double>(fitted.size());
+  // A ranking's margins are scores, not log times: their squared error would mean nothing.
+  if (!rank) out.training_["train_log_mse"] = squared / static_cast<double>(fitted.size());
   return out;
 }
 
@@ -142,7 +169,8 @@ Json XgbPerfModel::ToJson() const {
             {"max_depth", options_.max_depth},
             {"min_child_weight", options_.min_child_weight},
             {"subsample", options_.subsample},
-            {"seed", options_.seed}}},
+            {"seed", options_.seed},
+            {"target", options_.target}}},
           {"made_by", made_by_},
           {"training", training_},
           {"booster", Json::parse(booster)}};
@@ -194,6 +222,14 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   if (o.contains("seed") && o.at("seed").is_number_unsigned()) {
     options.seed = o.at("seed").get<uint64_t>();
   }
+  // Files written before rankings were learned hold log-time models and no "target".
+  options.target = o.contains("target") && o.at("target").is_string()
+                       ? o.at("target").get<std::string>()
+                       : std::string("log-time");
+  if (options.target != "log-time" && options.target != "rank") {
+    throw Error(fmt::format("{}: target '{}'; accepted: log-time, rank (remake it with '{}')",
+                            where, options.target, kRemake));
+  }
   options.num_threads = 1;
   if (!json.contains("booster") || !json.at("booster").is_object()) {
     throw Error(fmt::format("{}: missing field 'booster' (XGBoost's JSON model)", origin));
@@ -231,7 +267,11 @@ std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNe
     std::lock_guard<std::mutex> lock(booster_->mutex);
     margins = booster_->booster.PredictMargin(matrix);
   }
-  return std::vector<double>(margins.begin(), margins.end());
+  std::vector<double> out(margins.begin(), margins.end());
+  if (options_.target == "rank") {
+    for (double& value : out) value = -value;  // trained on negated log times
+  }
+  return out;
 }
 
 std::shared_ptr<const ProgramTimeModel> LoadProgramTimeModel(const std::string& path) {

@@ -79,7 +79,7 @@ class XgbPerfPredictor : public PerfPredictor {
     }
   }
 
-  std::string Name() const override { return "xgb"; }
+  std::string Name() const override { return options_.target == "rank" ? "xgb-rank" : "xgb"; }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
     model_ = std::make_unique<XgbPerfModel>(XgbPerfModel::Train(train, options_));
@@ -93,7 +93,9 @@ class XgbPerfPredictor : public PerfPredictor {
   }
 
   Json Describe() const override {
-    return {{"objective", "reg:squarederror on log(time_s)"},
+    return {{"objective", options_.target == "rank"
+                              ? "rank:pairwise on -log(time_s), one group per operator"
+                              : "reg:squarederror on log(time_s)"},
             {"features", "program graph: main multiply-add, 4 accesses, mean, max"},
             {"width", XgbPerfFeatureWidth()},
             {"rounds", options_.rounds},
