@@ -10,6 +10,9 @@ packages=(
   libxgboost-dev
   libgtest-dev libgmock-dev
   libdnnl-dev libopenblas-dev
+  # the OpenMP build of OpenBLAS for bench/cpu_baselines: the default pthread build's threads
+  # fight the OpenMP threads of oneDNN and of the cache flush for the same cores
+  libopenblas-openmp-dev
   libtorch-dev
   libonnx-dev libprotobuf-dev
   # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer and the sanitizers' runtimes, and

@@ -1,6 +1,7 @@
 #include "openblas.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -81,6 +82,15 @@ Measurement Run(const Operator& op, const std::string& variant, const std::strin
 std::string ConfigureOpenBlas(const std::vector<int>& cpus) {
   const int threads = static_cast<int>(cpus.size());
   openblas_set_num_threads(threads);
+  // The OpenMP build runs on OpenMP's threads, which OMP_PROC_BIND=close already pins, and has no
+  // openblas_setaffinity: look the function up rather than link it, so either build links.
+  using SetAffinity = int (*)(int, size_t, cpu_set_t*);
+  const auto set_affinity =
+      reinterpret_cast<SetAffinity>(dlsym(RTLD_DEFAULT, "openblas_setaffinity"));
+  if (openblas_get_parallel() == OPENBLAS_OPENMP || set_affinity == nullptr) {
+    return std::to_string(openblas_get_num_threads()) +
+           " threads, OpenMP's (pinned one per CPU by OMP_PROC_BIND=close)";
+  }
   std::string pinned;
   int failures = 0, last_error = 0;
   for (int index = 0; index < threads; ++index) {
@@ -89,7 +99,7 @@ std::string ConfigureOpenBlas(const std::vector<int>& cpus) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    if (openblas_setaffinity(index, sizeof(set), &set) != 0) {
+    if (set_affinity(index, sizeof(set), &set) != 0) {
       ++failures;
       last_error = errno;
       continue;

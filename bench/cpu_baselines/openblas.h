@@ -15,7 +15,8 @@ namespace glimpse::baselines {
 
 // Sets OpenBLAS's thread count to cpus.size() and pins its threads one per CPU: the calling
 // thread (OpenBLAS's last thread index) to cpus[0], where OpenMP binds its initial thread, and
-// OpenBLAS's worker i to cpus[i + 1]. Returns what was done, for the record.
+// OpenBLAS's worker i to cpus[i + 1] — in the pthread build; the OpenMP build uses OpenMP's
+// threads, already pinned. Returns what was done, for the record.
 std::string ConfigureOpenBlas(const std::vector<int>& cpus);
 
 // "OpenBLAS 0.3.21 NO_AFFINITY Zen MAX_THREADS=64, core Zen, pthreads" — openblas_get_config().
