@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct MachineProfile {
 // Throws Error naming `path` and the field for a missing or bad value.
 MachineProfile LoadMachineProfile(const std::string& path);
 MachineProfile MachineProfileFromJson(const Json& json, const std::string& where);
+// The file's JSON of a profile (MachineProfileFromJson reads it back).
+Json MachineProfileToJson(const MachineProfile& profile);
 // data/hardware/cpu_machine_profile.json of the source tree (GLIMPSE_SOURCE_DIR or the build's).
 std::string DefaultMachineProfilePath();
 
@@ -125,10 +128,23 @@ struct XgbPerfOptions {
   // query group per operator), whose prediction is a time only up to a factor per operator —
   // right for ranking an operator's configurations, meaningless across operators (MAPE).
   std::string target = "log-time";
+  // When set, each row also carries what the roofline (EstimateRoofline with this profile) makes
+  // of the program — XgbRooflineFeatures — so that the trees can learn corrections to an
+  // analytical estimate that already relates a shape's sizes to the machine's caches and peak,
+  // rather than only thresholds on sizes that shift from one operator to the next. The profile
+  // is the training machine's, and a saved model keeps it.
+  std::optional<MachineProfile> roofline;
 };
 int XgbPerfFeatureWidth();
 // The feature row of a record's program (XgbPerfFeatureWidth() values).
 std::vector<float> XgbPerfFeatures(const LoopNest& nest);
+// The roofline's view of a program, log-scaled (LogCount of nanoseconds, bytes, FLOPs): the
+// FLOPs, the compute time, each level's bytes and time, the estimate, and which term bounds it
+// (compute / Σ memory): 4 + 2 · levels values.
+int XgbRooflineFeatureWidth(const MachineProfile& profile);
+std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfile& profile);
+// The width of a row under `options`: the loop features, and the roofline's when it is set.
+int XgbPerfRowWidth(const XgbPerfOptions& options);
 std::unique_ptr<PerfPredictor> MakeXgbPerfPredictor(const XgbPerfOptions& options = {});
 
 // ---- A trained model file as it is (the learned network, glimpse/perf_model.h, or XGBoost on

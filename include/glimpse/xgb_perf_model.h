@@ -13,8 +13,10 @@
 //   {"format": "glimpse-perf-model", "version": kXgbPerfModelVersion,
 //    "architecture": "xgb-loop-features",
 //    "program_graph_feature_version": kProgramGraphFeatureVersion,
-//    "feature_width": XgbPerfFeatureWidth(),
-//    "options": {"rounds", "eta", "max_depth", "min_child_weight", "subsample", "seed"},
+//    "feature_width": XgbPerfRowWidth(options),
+//    "options": {"rounds", "eta", "max_depth", "min_child_weight", "subsample", "seed", "target",
+//                and "roofline_profile" (the machine profile's JSON) when the rows carry the
+//                roofline's terms},
 //    "made_by": the command line,
 //    "training": {"examples", "operators", "kinds", "train_log_mse" (ln s, on the training
 //                 records), and from the command: "corpus", "machine" (the corpus header's),

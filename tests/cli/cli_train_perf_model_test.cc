@@ -143,6 +143,26 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
                        "quantile", "--out", ranked});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.err.find("--xgb-target"), std::string::npos) << result.err;
+
+  // --xgb-roofline-profile adds the roofline's terms on that profile; the file keeps the profile
+  // and says how it was made, and a missing profile is named.
+  const std::string profile = DefaultMachineProfilePath();
+  const std::string roofline = Db("xgb-roofline.json");
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-rounds",
+                       "20", "--xgb-roofline-profile", profile, "--out", roofline});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream roofline_in(roofline);
+  const Json roofline_json = Json::parse(roofline_in);
+  EXPECT_EQ(roofline_json["options"]["roofline_profile"]["name"], LoadMachineProfile(profile).name);
+  EXPECT_GT(roofline_json["feature_width"].get<int>(), XgbPerfFeatureWidth());
+  EXPECT_NE(LoadProgramTimeModel(roofline)->MadeBy().find("--xgb-roofline-profile " + profile),
+            std::string::npos);
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb",
+                       "--xgb-roofline-profile", Db("none.json"), "--out", roofline});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find(Db("none.json") + ": cannot open the machine profile"),
+            std::string::npos)
+      << result.err;
 }
 
 TEST_F(CliTrainPerfModelTest, RefusesTheOtherKindsFlags) {

@@ -81,6 +81,35 @@ TEST(Roofline, HandBuiltMatmul) {
   EXPECT_NEAR(one_of_two.memory_s[1], 896.0 / 10e9, 1e-20);
 }
 
+TEST(Roofline, ItsTermsAreXgbFeatures) {
+  const LoopNest nest = Matmul(LoopKind::kVectorized);
+  const MachineProfile profile = SmallProfile();
+  const RooflineEstimate e = EstimateRoofline(nest, profile);
+  const std::vector<float> row = XgbRooflineFeatures(nest, profile);
+  // flops, compute, estimate, then bytes and time of L1 and DRAM, then the bound.
+  ASSERT_EQ(static_cast<int>(row.size()), XgbRooflineFeatureWidth(profile));
+  ASSERT_EQ(row.size(), 8u);
+  EXPECT_FLOAT_EQ(row[0], LogCount(1024.0));
+  EXPECT_FLOAT_EQ(row[1], LogCount(e.compute_s * 1e9));
+  EXPECT_FLOAT_EQ(row[2], LogCount(e.time_s * 1e9));
+  EXPECT_FLOAT_EQ(row[3], LogCount(4224.0));
+  EXPECT_FLOAT_EQ(row[4], LogCount(e.memory_s[0] * 1e9));
+  EXPECT_FLOAT_EQ(row[5], LogCount(896.0));
+  EXPECT_FLOAT_EQ(row[6], LogCount(e.memory_s[1] * 1e9));
+  // Memory-bound here (compute 10.24 ns against 131.84 ns of memory): negative.
+  // (Each side plus a picosecond, which keeps a zero side finite.)
+  EXPECT_NEAR(row[7], std::log2((e.compute_s + 1e-12) / (e.memory_s[0] + e.memory_s[1] + 1e-12)),
+              1e-5);
+  EXPECT_LT(row[7], 0.0f);
+  // Serial, compute-bound: the bound turns positive.
+  EXPECT_GT(XgbRooflineFeatures(Matmul(LoopKind::kSerial), profile)[7], 0.0f);
+
+  XgbPerfOptions options;
+  EXPECT_EQ(XgbPerfRowWidth(options), XgbPerfFeatureWidth());
+  options.roofline = profile;
+  EXPECT_EQ(XgbPerfRowWidth(options), XgbPerfFeatureWidth() + 8);
+}
+
 // Records of real CPU operators with sampled configurations; time_s from `truth`.
 PerfCorpus SyntheticCorpus(const std::vector<std::string>& ops, size_t per_op,
                            const std::function<double(const LoopNest&)>& truth) {
@@ -188,6 +217,20 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
   EXPECT_EQ(MakePerfPredictor("roofline-cal", options)->Name(), "roofline-cal");
   EXPECT_EQ(MakePerfPredictor("xgb", options)->Name(), "xgb");
   EXPECT_EQ(MakePerfPredictor("xgb-rank", options)->Name(), "xgb-rank");
+  // The -roofline variants add the roofline's terms on the options' profile to the features.
+  for (const std::string name : {"xgb-roofline", "xgb-rank-roofline"}) {
+    const auto predictor = MakePerfPredictor(name, options);
+    EXPECT_EQ(predictor->Name(), name);
+    EXPECT_EQ(predictor->Describe().at("width"), XgbPerfFeatureWidth() + 8) << name;
+    EXPECT_NE(predictor->Describe().at("features").get<std::string>().find("profile test"),
+              std::string::npos);
+  }
+  EXPECT_NE(MakePerfPredictor("xgb-rank-roofline", options)
+                ->Describe()["objective"]
+                .get<std::string>()
+                .find("rank:pairwise"),
+            std::string::npos);
+  EXPECT_EQ(MakePerfPredictor("xgb", options)->Describe().at("width"), XgbPerfFeatureWidth());
   EXPECT_NE(MakePerfPredictor("xgb-rank", options)
                 ->Describe()["objective"]
                 .get<std::string>()
@@ -198,8 +241,8 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
     FAIL();
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
-                  .find("known: roofline, roofline-cal, xgb, xgb-rank, graphsage, lstm, "
-                        "file:MODEL.json"),
+                  .find("known: roofline, roofline-cal, xgb, xgb-rank, xgb-roofline, "
+                        "xgb-rank-roofline, graphsage, lstm, file:MODEL.json"),
               std::string::npos)
         << error.what();
   }

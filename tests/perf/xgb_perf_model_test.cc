@@ -122,6 +122,42 @@ TEST(XgbPerfModelTest, TheSavedFileLoadsBackAndPredictsTheSame) {
   EXPECT_EQ(again.PredictLogTimes(some.pointers), trained);
 }
 
+TEST(XgbPerfModelTest, RooflineFeaturesKeepTheirProfileInTheFile) {
+  XgbPerfOptions options = SmallOptions();
+  options.roofline = LoadMachineProfile(DefaultMachineProfilePath());
+  const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
+  const Json json = model.ToJson();
+  EXPECT_EQ(json.at("feature_width"), XgbPerfRowWidth(options));
+  EXPECT_GT(XgbPerfRowWidth(options), XgbPerfFeatureWidth());
+  EXPECT_EQ(json.at("options").at("roofline_profile").at("peak_gflops"),
+            options.roofline->peak_gflops);
+
+  const SomeNests some;
+  const XgbPerfModel loaded = XgbPerfModel::FromJson(json, "m.json");
+  ASSERT_TRUE(loaded.options().roofline.has_value());
+  EXPECT_EQ(loaded.options().roofline->levels.size(), options.roofline->levels.size());
+  EXPECT_EQ(loaded.PredictLogTimes(some.pointers), model.PredictLogTimes(some.pointers));
+  // Not the loop-features model: the extra columns are used.
+  EXPECT_NE(model.PredictLogTimes(some.pointers), TrainedModel().PredictLogTimes(some.pointers));
+
+  // A file whose width does not match its profile's (one level fewer) is refused.
+  Json fewer = json;
+  fewer["options"]["roofline_profile"]["levels"].erase(0);
+  const std::string message = ErrorMessageOf([&] { XgbPerfModel::FromJson(fewer, "m.json"); });
+  EXPECT_NE(message.find("m.json: " + std::to_string(XgbPerfRowWidth(options)) +
+                         " loop features per program; this glimpse computes " +
+                         std::to_string(XgbPerfRowWidth(options) - 2)),
+            std::string::npos)
+      << message;
+  // A bad profile is named.
+  Json bad = json;
+  bad["options"]["roofline_profile"]["peak_gflops"] = -1;
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::FromJson(bad, "m.json");
+            }).find("m.json: options.roofline_profile: field 'peak_gflops'"),
+            std::string::npos);
+}
+
 TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   const Json good = TrainedModel().ToJson();
   Json json = good;

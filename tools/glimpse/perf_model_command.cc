@@ -31,6 +31,7 @@ struct PerfModelFlags {
   double test_fraction = 0.2;
   std::string profile;  // empty: DefaultMachineProfilePath()
   int xgb_rounds = XgbPerfOptions{}.rounds;
+  int xgb_max_depth = XgbPerfOptions{}.max_depth;
   PerfModelTrainOptions learned;  // graphsage and lstm: trained on each split's training side
   std::string rank_loss = "logistic";
   bool quiet = false;
@@ -48,6 +49,7 @@ void RunEvaluate(const PerfModelFlags& flags) {
   options.profile =
       LoadMachineProfile(flags.profile.empty() ? DefaultMachineProfilePath() : flags.profile);
   options.xgb.rounds = flags.xgb_rounds;
+  options.xgb.max_depth = flags.xgb_max_depth;
   options.xgb.seed = flags.seed;
 #ifdef GLIMPSE_PERF_EVAL_TRAINS
   PerfModelTrainOptions learned = flags.learned;
@@ -90,7 +92,9 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, xgb-rank (XGBoost ranking "
-                       "within each operator), graphsage, lstm (trained on each split's training "
+                       "within each operator), xgb-roofline, xgb-rank-roofline (the same with the "
+                       "roofline's estimate on --profile among the features), graphsage, lstm "
+                       "(trained on each split's training "
                        "side), file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");
   evaluate->add_option("--seed", flags->seed,
@@ -101,6 +105,8 @@ void AddPerfModelCommand(CLI::App& app) {
                        "The roofline's machine profile (default data/hardware/"
                        "cpu_machine_profile.json)");
   evaluate->add_option("--xgb-rounds", flags->xgb_rounds, "XGBoost boosting rounds");
+  evaluate->add_option("--xgb-max-depth", flags->xgb_max_depth, "XGBoost tree depth")
+      ->check(CLI::Range(1, 32));
   AddPerfTrainFlags(evaluate, flags->learned, flags->rank_loss, "graphsage/lstm: ");
   evaluate->add_flag("--quiet", flags->quiet, "No training progress on stderr");
   evaluate->add_option("--json", flags->json, "Also write the report as JSON to this file");

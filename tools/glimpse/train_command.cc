@@ -450,7 +450,8 @@ struct TrainPerfModelFlags {
   std::vector<std::string> exclude_operators;
   std::string out_path;
   PerfModelTrainOptions options;
-  XgbPerfOptions xgb;  // --model xgb (its seed is options.seed)
+  XgbPerfOptions xgb;                // --model xgb (its seed is options.seed)
+  std::string xgb_roofline_profile;  // --model xgb: the roofline's terms as features, this profile
 };
 
 // The flags of one kind of model only, to refuse them with the other.
@@ -458,8 +459,8 @@ const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hid
                                      "--hops",      "--readout-hidden",   "--lr",
                                      "--rank-loss", "--rank-loss-weight", "--validation-fraction",
                                      "--patience"};
-const char* const kXgbFlags[] = {"--xgb-rounds", "--xgb-eta", "--xgb-max-depth", "--xgb-threads",
-                                 "--xgb-target"};
+const char* const kXgbFlags[] = {"--xgb-rounds",  "--xgb-eta",    "--xgb-max-depth",
+                                 "--xgb-threads", "--xgb-target", "--xgb-roofline-profile"};
 
 std::string Exclusions(const TrainPerfModelFlags& flags) {
   std::string line;
@@ -475,6 +476,9 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
                "--xgb-max-depth {} --xgb-target {} --seed {}",
                flags.corpus_path, flags.xgb.rounds, flags.xgb.eta, flags.xgb.max_depth,
                flags.xgb.target, flags.options.seed) +
+           (flags.xgb_roofline_profile.empty()
+                ? std::string()
+                : " --xgb-roofline-profile " + flags.xgb_roofline_profile) +
            Exclusions(flags) + " --out " + flags.out_path;
   }
   const PerfModelTrainOptions& o = flags.options;
@@ -520,6 +524,9 @@ void RecordTrainingData(const TrainPerfModelFlags& flags, const PerfCorpus& corp
 
 void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
   flags.xgb.seed = flags.options.seed;
+  if (!flags.xgb_roofline_profile.empty()) {
+    flags.xgb.roofline = LoadMachineProfile(flags.xgb_roofline_profile);
+  }
   size_t total = 0;
   const PerfCorpus corpus = TrainingCorpus(flags, &total);
   std::vector<const PerfCorpusRecord*> records;
@@ -609,6 +616,10 @@ void AddTrainPerfModel(CLI::App& train) {
       ->default_str("log-time");
   cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
       ->default_str("6");
+  cmd->add_option("--xgb-roofline-profile", flags->xgb_roofline_profile,
+                  "xgb: also give the trees the roofline's estimate of each program on this "
+                  "machine profile (the corpus machine's, e.g. data/hardware/"
+                  "cpu_machine_profile_amd_epyc.json); the file keeps the profile");
   cmd->add_option("--xgb-threads", flags->xgb.num_threads,
                   "xgb: XGBoost's threads while training (0: every hardware thread)")
       ->default_str("1");

@@ -70,6 +70,24 @@ MachineProfile MachineProfileFromJson(const Json& json, const std::string& where
   return profile;
 }
 
+Json MachineProfileToJson(const MachineProfile& profile) {
+  Json levels = Json::array();
+  for (const MemoryLevel& level : profile.levels) {
+    levels.push_back({{"name", level.name},
+                      {"size_bytes", level.size_bytes},
+                      {"bandwidth_gbs", level.bandwidth_gbs}});
+  }
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"name", profile.name},
+          {"peak_gflops", profile.peak_gflops},
+          {"threads", profile.threads},
+          {"vector_lanes", profile.vector_lanes},
+          {"register_bytes", profile.register_bytes},
+          {"levels", levels},
+          {"sources", profile.sources}};
+}
+
 MachineProfile LoadMachineProfile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the machine profile");

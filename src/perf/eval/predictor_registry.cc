@@ -7,7 +7,8 @@ namespace glimpse {
 
 const std::vector<std::string>& PerfPredictorNames() {
   static const std::vector<std::string> names = {
-      "roofline", "roofline-cal", "xgb", "xgb-rank", "graphsage", "lstm",
+      "roofline",     "roofline-cal",      "xgb",       "xgb-rank",
+      "xgb-roofline", "xgb-rank-roofline", "graphsage", "lstm",
   };
   return names;
 }
@@ -16,11 +17,14 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options) {
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
-  if (name == "xgb") return MakeXgbPerfPredictor(options.xgb);
-  if (name == "xgb-rank") {
-    XgbPerfOptions ranked = options.xgb;
-    ranked.target = "rank";
-    return MakeXgbPerfPredictor(ranked);
+  const bool ranked = name == "xgb-rank" || name == "xgb-rank-roofline";
+  const bool roofline = name == "xgb-roofline" || name == "xgb-rank-roofline";
+  if (name == "xgb" || ranked || roofline) {
+    XgbPerfOptions xgb = options.xgb;
+    if (ranked) xgb.target = "rank";
+    // The roofline features are the roofline predictor's estimate on the same profile.
+    if (roofline) xgb.roofline = options.profile;
+    return MakeXgbPerfPredictor(xgb);
   }
   if (name == "graphsage" || name == "lstm") {
     if (!options.learned) {

@@ -29,12 +29,17 @@ namespace {
 constexpr const char* kRemake =
     "glimpse train perf-model --model xgb --corpus <corpus> --out <file>";
 
-std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests) {
+std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests,
+                               const XgbPerfOptions& options) {
   std::vector<float> out;
-  out.reserve(nests.size() * static_cast<size_t>(XgbPerfFeatureWidth()));
+  out.reserve(nests.size() * static_cast<size_t>(XgbPerfRowWidth(options)));
   for (const LoopNest* nest : nests) {
     const std::vector<float> row = XgbPerfFeatures(*nest);
     out.insert(out.end(), row.begin(), row.end());
+    if (options.roofline) {
+      const std::vector<float> roofline = XgbRooflineFeatures(*nest, *options.roofline);
+      out.insert(out.end(), roofline.begin(), roofline.end());
+    }
   }
   return out;
 }
@@ -113,8 +118,8 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   std::vector<const LoopNest*> pointers;
   pointers.reserve(nests.size());
   for (const LoopNest& nest : nests) pointers.push_back(&nest);
-  model::XgbMatrix matrix(FeatureRows(pointers), nests.size(),
-                          static_cast<size_t>(XgbPerfFeatureWidth()));
+  model::XgbMatrix matrix(FeatureRows(pointers, options), nests.size(),
+                          static_cast<size_t>(XgbPerfRowWidth(options)));
   matrix.SetFloatInfo("label", labels);
   if (rank) matrix.SetUIntInfo("group", groups);
 
@@ -158,19 +163,18 @@ Json XgbPerfModel::ToJson() const {
     std::lock_guard<std::mutex> lock(booster_->mutex);
     booster = booster_->booster.SaveJson();
   }
+  Json options = {
+      {"rounds", options_.rounds},       {"eta", options_.eta},
+      {"max_depth", options_.max_depth}, {"min_child_weight", options_.min_child_weight},
+      {"subsample", options_.subsample}, {"seed", options_.seed},
+      {"target", options_.target}};
+  if (options_.roofline) options["roofline_profile"] = MachineProfileToJson(*options_.roofline);
   return {{"format", kPerfModelFormat},
           {"version", kXgbPerfModelVersion},
           {"architecture", kXgbPerfModelArchitecture},
           {"program_graph_feature_version", kProgramGraphFeatureVersion},
-          {"feature_width", XgbPerfFeatureWidth()},
-          {"options",
-           {{"rounds", options_.rounds},
-            {"eta", options_.eta},
-            {"max_depth", options_.max_depth},
-            {"min_child_weight", options_.min_child_weight},
-            {"subsample", options_.subsample},
-            {"seed", options_.seed},
-            {"target", options_.target}}},
+          {"feature_width", XgbPerfRowWidth(options_)},
+          {"options", options},
           {"made_by", made_by_},
           {"training", training_},
           {"booster", Json::parse(booster)}};
@@ -202,12 +206,6 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
                            ? json.at("program_graph_feature_version").get<int>()
                            : -1;
   CheckProgramGraphVersion(features, origin, kRemake);
-  const int width = IntField(json, "feature_width", origin);
-  if (width != XgbPerfFeatureWidth()) {
-    throw Error(fmt::format(
-        "{}: {} loop features per program; this glimpse computes {} (remake it with '{}')", origin,
-        width, XgbPerfFeatureWidth(), kRemake));
-  }
   if (!json.contains("options") || !json.at("options").is_object()) {
     throw Error(fmt::format("{}: missing field 'options'", origin));
   }
@@ -230,7 +228,18 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
     throw Error(fmt::format("{}: target '{}'; accepted: log-time, rank (remake it with '{}')",
                             where, options.target, kRemake));
   }
+  // Files written before the roofline features have no profile: loop features only.
+  if (o.contains("roofline_profile")) {
+    options.roofline =
+        MachineProfileFromJson(o.at("roofline_profile"), where + ".roofline_profile");
+  }
   options.num_threads = 1;
+  const int width = IntField(json, "feature_width", origin);
+  if (width != XgbPerfRowWidth(options)) {
+    throw Error(fmt::format(
+        "{}: {} loop features per program; this glimpse computes {} (remake it with '{}')", origin,
+        width, XgbPerfRowWidth(options), kRemake));
+  }
   if (!json.contains("booster") || !json.at("booster").is_object()) {
     throw Error(fmt::format("{}: missing field 'booster' (XGBoost's JSON model)", origin));
   }
@@ -260,8 +269,8 @@ void XgbPerfModel::Save(const std::string& path) const {
 
 std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNest*>& nests) const {
   if (nests.empty()) return {};
-  model::XgbMatrix matrix(FeatureRows(nests), nests.size(),
-                          static_cast<size_t>(XgbPerfFeatureWidth()));
+  model::XgbMatrix matrix(FeatureRows(nests, options_), nests.size(),
+                          static_cast<size_t>(XgbPerfRowWidth(options_)));
   std::vector<float> margins;
   {
     std::lock_guard<std::mutex> lock(booster_->mutex);

@@ -1,7 +1,8 @@
 // The practical peer (glimpse/perf_predictor.h): XGBoost regression of log time on loop features
 // read from the program graph, fixed-width across operators.
 //
-// Map: XgbPerfFeatures (main multiply-add, its accesses, mean and max pooling) · XgbPerfPredictor
+// Map: XgbPerfFeatures (main multiply-add, its accesses, mean and max pooling) ·
+// XgbRooflineFeatures (the analytical estimate's terms, when the options ask) · XgbPerfPredictor
 // (Fit: XgbPerfModel::Train, glimpse/xgb_perf_model.h; PredictSeconds: exp of its prediction).
 #include <algorithm>
 #include <cmath>
@@ -67,6 +68,35 @@ std::vector<float> XgbPerfFeatures(const LoopNest& nest) {
   return row;
 }
 
+int XgbRooflineFeatureWidth(const MachineProfile& profile) {
+  return 4 + 2 * static_cast<int>(profile.levels.size());
+}
+
+std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfile& profile) {
+  const RooflineEstimate estimate = EstimateRoofline(nest, profile);
+  std::vector<float> row;
+  row.reserve(static_cast<size_t>(XgbRooflineFeatureWidth(profile)));
+  // Nanoseconds, so that LogCount (log2 of 1 + x) resolves the short kernels too.
+  auto ns = [](double seconds) { return LogCount(seconds * 1e9); };
+  row.push_back(LogCount(estimate.flops));
+  row.push_back(ns(estimate.compute_s));
+  row.push_back(ns(estimate.time_s));
+  double memory_s = 0.0;
+  for (size_t l = 0; l < estimate.bytes.size(); ++l) {
+    row.push_back(LogCount(estimate.bytes[l]));
+    row.push_back(ns(estimate.memory_s[l]));
+    memory_s += estimate.memory_s[l];
+  }
+  // Which side bounds it: > 0 compute, < 0 memory (a picosecond keeps a zero side finite).
+  row.push_back(static_cast<float>(std::log2((estimate.compute_s + 1e-12) / (memory_s + 1e-12))));
+  return row;
+}
+
+int XgbPerfRowWidth(const XgbPerfOptions& options) {
+  return XgbPerfFeatureWidth() +
+         (options.roofline ? XgbRooflineFeatureWidth(*options.roofline) : 0);
+}
+
 namespace {
 
 // The regression itself is XgbPerfModel's (glimpse/xgb_perf_model.h), so that the evaluation
@@ -79,7 +109,10 @@ class XgbPerfPredictor : public PerfPredictor {
     }
   }
 
-  std::string Name() const override { return options_.target == "rank" ? "xgb-rank" : "xgb"; }
+  std::string Name() const override {
+    return std::string(options_.target == "rank" ? "xgb-rank" : "xgb") +
+           (options_.roofline ? "-roofline" : "");
+  }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
     model_ = std::make_unique<XgbPerfModel>(XgbPerfModel::Train(train, options_));
@@ -93,18 +126,22 @@ class XgbPerfPredictor : public PerfPredictor {
   }
 
   Json Describe() const override {
-    return {{"objective", options_.target == "rank"
-                              ? "rank:pairwise on -log(time_s), one group per operator"
-                              : "reg:squarederror on log(time_s)"},
-            {"features", "program graph: main multiply-add, 4 accesses, mean, max"},
-            {"width", XgbPerfFeatureWidth()},
-            {"rounds", options_.rounds},
-            {"eta", options_.eta},
-            {"max_depth", options_.max_depth},
-            {"min_child_weight", options_.min_child_weight},
-            {"subsample", options_.subsample},
-            {"seed", options_.seed},
-            {"train_rows", trained_rows_}};
+    return {
+        {"objective", options_.target == "rank"
+                          ? "rank:pairwise on -log(time_s), one group per operator"
+                          : "reg:squarederror on log(time_s)"},
+        {"features", options_.roofline ? "program graph: main multiply-add, 4 accesses, mean, max; "
+                                         "the roofline's estimate on profile " +
+                                             options_.roofline->name
+                                       : "program graph: main multiply-add, 4 accesses, mean, max"},
+        {"width", XgbPerfRowWidth(options_)},
+        {"rounds", options_.rounds},
+        {"eta", options_.eta},
+        {"max_depth", options_.max_depth},
+        {"min_child_weight", options_.min_child_weight},
+        {"subsample", options_.subsample},
+        {"seed", options_.seed},
+        {"train_rows", trained_rows_}};
   }
 
  private:
