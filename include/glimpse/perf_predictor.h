@@ -79,8 +79,10 @@ std::string DefaultMachineProfilePath();
 //   - FLOPs: 2 per multiply-add run, 1 per bias add and per ReLU of a copy (the program graph's
 //     stmt.flops), times the runs (product of the extents around the statement);
 //   - compute peak: the profile's, times the share of the threads the statement's parallel loops
-//     can use (min(threads, their iterations) / threads) and of the vector lanes its innermost
-//     vectorised loop fills (min(lanes, extent) / lanes; 1 / lanes when none);
+//     keep busy and of the vector lanes its innermost vectorised loop fills, each counted in
+//     rounds: P iterations on T threads take ceil(P / T) rounds, so the share is
+//     P / (T · ceil(P / T)) — 3 on 2 threads: 3/4 —, and likewise L / (lanes · ceil(L / lanes))
+//     for a vector loop of extent L (1 / lanes when none);
 //   - bytes a level supplies: the data that crosses from it to the level above. With the capacity
 //     C of the level above (registers above L1, L1 above L2, …), the outermost loop d whose
 //     working set (Σ over the statement's accesses of 4 · footprint of the loops from d inwards,

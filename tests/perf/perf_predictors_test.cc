@@ -81,6 +81,39 @@ TEST(Roofline, HandBuiltMatmul) {
   EXPECT_NEAR(one_of_two.memory_s[1], 896.0 / 10e9, 1e-20);
 }
 
+// C[i][j] += A[i][k] · B[k][j] with i parallel (extent m), k (8), j vectorised (extent n).
+LoopNest ParallelMatmul(int64_t m, int64_t n) {
+  LoopNest nest;
+  nest.name = "parallel_matmul";
+  const int a = nest.AddTensor({"A", {m, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  const int b = nest.AddTensor({"B", {8, n}, "KN", DType::kFloat32, TensorRole::kInput, 1});
+  const int c = nest.AddTensor({"C", {m, n}, "MN", DType::kFloat32, TensorRole::kOutput});
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {c, {E::Var("i"), E::Var("j")}},
+           {a, {E::Var("i"), E::Var("k")}},
+           {b, {E::Var("k"), E::Var("j")}}};
+  nest.body.push_back(
+      NestLoops({{"i", m, LoopKind::kParallel}, {"k", 8}, {"j", n, LoopKind::kVectorized}},
+                {Node::MakeStmt(mac)}));
+  nest.Validate();
+  return nest;
+}
+
+TEST(Roofline, ThreadsAndLanesAreCountedInRounds) {
+  MachineProfile two = SmallProfile();
+  two.threads = 2;
+  // 4 parallel iterations on 2 threads and 32 elements in 16 lanes: every round full.
+  const RooflineEstimate full = EstimateRoofline(ParallelMatmul(4, 32), two);
+  EXPECT_NEAR(full.compute_s, 2.0 * 4 * 8 * 32 / 100e9, 1e-20);
+  // 3 iterations take two rounds of 2 threads (3/4 busy); 24 elements two vectors (3/4 filled):
+  // the peak times 9/16.
+  const RooflineEstimate ragged = EstimateRoofline(ParallelMatmul(3, 24), two);
+  EXPECT_NEAR(ragged.compute_s, 2.0 * 3 * 8 * 24 / (100e9 * 0.75 * 0.75), 1e-20);
+  // Fewer iterations than threads, and a vector loop shorter than the lanes.
+  const RooflineEstimate small = EstimateRoofline(ParallelMatmul(1, 8), two);
+  EXPECT_NEAR(small.compute_s, 2.0 * 1 * 8 * 8 / (100e9 * 0.5 * 0.5), 1e-20);
+}
+
 TEST(Roofline, ItsTermsAreXgbFeatures) {
   const LoopNest nest = Matmul(LoopKind::kVectorized);
   const MachineProfile profile = SmallProfile();

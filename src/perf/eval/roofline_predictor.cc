@@ -76,6 +76,14 @@ double StatementBytes(const LoopNest& nest, const PlacedStmt& placed, double cap
   return working_set(d) * outer_runs;
 }
 
+// The share of `width` units that `items` of work keep busy when they run in rounds of `width`:
+// items / (width · ceil(items / width)). 3 parallel iterations on 2 threads: 3/4; a vector loop
+// of 24 on 16 lanes: 24/32; a multiple of the width: 1.
+double GranularShare(double items, int width) {
+  const double w = static_cast<double>(width);
+  return items / (w * std::ceil(items / w));
+}
+
 }  // namespace
 
 RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& profile) {
@@ -99,10 +107,11 @@ RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& pr
       if (loop->kind == LoopKind::kParallel) parallel *= static_cast<double>(loop->extent);
       if (loop->kind == LoopKind::kVectorized) lanes = static_cast<double>(loop->extent);
     }
-    const double thread_share =
-        std::min<double>(profile.threads, parallel) / static_cast<double>(profile.threads);
-    const double lane_share =
-        std::min<double>(profile.vector_lanes, lanes) / static_cast<double>(profile.vector_lanes);
+    // The busiest thread runs ceil(P / T) of the P parallel iterations, the last vector of a
+    // loop of L elements is ceil(L / lanes) · lanes − L lanes short: both shares count the work
+    // done against the capacity those rounds occupy.
+    const double thread_share = GranularShare(parallel, profile.threads);
+    const double lane_share = GranularShare(lanes, profile.vector_lanes);
     const double flops = StatementFlops(*placed.stmt) * runs;
     const double compute_s = flops / (profile.peak_gflops * 1e9 * thread_share * lane_share);
 
