@@ -22,21 +22,30 @@ namespace {
 
 using E = AffineExpr;
 
-// C[i][j] += A[i][k] · B[k][j] with loops i (4) k (8) j (16, vectorised): A[4][8], B[8][16],
-// C[4][16].
-LoopNest Matmul(LoopKind j_kind) {
+// C[i][j] += A[i][k] · B[k][j] with loops i (m, of `i_kind`), k (8), j (n, of `j_kind`):
+// A[m][8], B[8][n], C[m][n].
+LoopNest Matmul(int64_t m, int64_t n, LoopKind i_kind, LoopKind j_kind) {
   LoopNest nest;
   nest.name = "matmul";
-  const int a = nest.AddTensor({"A", {4, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
-  const int b = nest.AddTensor({"B", {8, 16}, "KN", DType::kFloat32, TensorRole::kInput, 1});
-  const int c = nest.AddTensor({"C", {4, 16}, "MN", DType::kFloat32, TensorRole::kOutput});
+  const int a = nest.AddTensor({"A", {m, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  const int b = nest.AddTensor({"B", {8, n}, "KN", DType::kFloat32, TensorRole::kInput, 1});
+  const int c = nest.AddTensor({"C", {m, n}, "MN", DType::kFloat32, TensorRole::kOutput});
   Stmt mac{StmtKind::kMultiplyAdd,
            {c, {E::Var("i"), E::Var("j")}},
            {a, {E::Var("i"), E::Var("k")}},
            {b, {E::Var("k"), E::Var("j")}}};
-  nest.body.push_back(NestLoops({{"i", 4}, {"k", 8}, {"j", 16, j_kind}}, {Node::MakeStmt(mac)}));
+  nest.body.push_back(
+      NestLoops({{"i", m, i_kind}, {"k", 8}, {"j", n, j_kind}}, {Node::MakeStmt(mac)}));
   nest.Validate();
   return nest;
+}
+
+// The 4 × 8 × 16 one, i serial: A[4][8], B[8][16], C[4][16].
+LoopNest Matmul(LoopKind j_kind) { return Matmul(4, 16, LoopKind::kSerial, j_kind); }
+
+// i parallel (m), j vectorised (n).
+LoopNest ParallelMatmul(int64_t m, int64_t n) {
+  return Matmul(m, n, LoopKind::kParallel, LoopKind::kVectorized);
 }
 
 // 100 GFLOP/s, one thread, 16 lanes, 256 bytes of registers; L1 of 1 KiB at 100 GB/s, DRAM at
@@ -79,24 +88,6 @@ TEST(Roofline, HandBuiltMatmul) {
   EXPECT_NEAR(one_of_two.compute_s, 2.0 * 1024.0 / 100e9, 1e-20);
   EXPECT_NEAR(one_of_two.memory_s[0], 2.0 * 4224.0 / 100e9, 1e-20);
   EXPECT_NEAR(one_of_two.memory_s[1], 896.0 / 10e9, 1e-20);
-}
-
-// C[i][j] += A[i][k] · B[k][j] with i parallel (extent m), k (8), j vectorised (extent n).
-LoopNest ParallelMatmul(int64_t m, int64_t n) {
-  LoopNest nest;
-  nest.name = "parallel_matmul";
-  const int a = nest.AddTensor({"A", {m, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
-  const int b = nest.AddTensor({"B", {8, n}, "KN", DType::kFloat32, TensorRole::kInput, 1});
-  const int c = nest.AddTensor({"C", {m, n}, "MN", DType::kFloat32, TensorRole::kOutput});
-  Stmt mac{StmtKind::kMultiplyAdd,
-           {c, {E::Var("i"), E::Var("j")}},
-           {a, {E::Var("i"), E::Var("k")}},
-           {b, {E::Var("k"), E::Var("j")}}};
-  nest.body.push_back(
-      NestLoops({{"i", m, LoopKind::kParallel}, {"k", 8}, {"j", n, LoopKind::kVectorized}},
-                {Node::MakeStmt(mac)}));
-  nest.Validate();
-  return nest;
 }
 
 TEST(Roofline, ThreadsAndLanesAreCountedInRounds) {

@@ -145,7 +145,7 @@ TEST(XgbPerfModelTest, RooflineFeaturesKeepTheirProfileInTheFile) {
   fewer["options"]["roofline_profile"]["levels"].erase(0);
   const std::string message = ErrorMessageOf([&] { XgbPerfModel::FromJson(fewer, "m.json"); });
   EXPECT_NE(message.find("m.json: " + std::to_string(XgbPerfRowWidth(options)) +
-                         " loop features per program; this glimpse computes " +
+                         " features per program; this glimpse computes " +
                          std::to_string(XgbPerfRowWidth(options) - 2)),
             std::string::npos)
       << message;
@@ -179,7 +179,7 @@ TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   json["feature_width"] = XgbPerfFeatureWidth() + 57;
   message = ErrorMessageOf([&] { XgbPerfModel::FromJson(json, "m.json"); });
   EXPECT_NE(message.find("m.json: " + std::to_string(XgbPerfFeatureWidth() + 57) +
-                         " loop features per program"),
+                         " features per program"),
             std::string::npos)
       << message;
   EXPECT_NE(message.find(kRemake), std::string::npos) << message;

@@ -236,9 +236,9 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   options.num_threads = 1;
   const int width = IntField(json, "feature_width", origin);
   if (width != XgbPerfRowWidth(options)) {
-    throw Error(fmt::format(
-        "{}: {} loop features per program; this glimpse computes {} (remake it with '{}')", origin,
-        width, XgbPerfRowWidth(options), kRemake));
+    throw Error(
+        fmt::format("{}: {} features per program; this glimpse computes {} (remake it with '{}')",
+                    origin, width, XgbPerfRowWidth(options), kRemake));
   }
   if (!json.contains("booster") || !json.at("booster").is_object()) {
     throw Error(fmt::format("{}: missing field 'booster' (XGBoost's JSON model)", origin));
