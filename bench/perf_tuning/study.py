@@ -4,6 +4,7 @@
   study.py run --ops FILE --model M.json [--xgb-model X.json] --out DIR [--budget 64]
                [--seeds 1,2,3] [--strategies …] [--label NAME]
   study.py summarize --out DIR [--corpus C.jsonl.gz] [--json FILE]
+  study.py drift --out DIR
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
 this CPU, each (strategy, seed) into its own database DIR/<strategy>-s<seed>.db so that no run
@@ -41,8 +42,17 @@ best so far), and the quality after 8/16/32/64 measurements. A run that never re
 counts as the budget + 1 ("> budget" in the table; the hardware16 strategies' budget is 16). A
 summary gives, per strategy, the medians over operators and how many times more measurements
 AutoTVM-XGB cold needed to reach 95 % (median over operators of the per-operator ratio).
+
+`drift` tells whether the machine changed speed while the study ran, which biases runs made at
+different times: over the configurations that at least 3 measurements (of any runs) timed, each
+measurement's time divided by the median of its configuration's, binned by the UTC quarter hour
+it started in. A bin with a median ratio above 1 measured the same kernels slower than the study
+as a whole.
 """
 import argparse
+import collections
+import datetime
+import glob
 import gzip
 import json
 import math
@@ -170,13 +180,17 @@ def tune_command(glimpse, op, strategy, seed, db, args):
     return command
 
 
-def records_by_op(glimpse, db):
-    """{op text: [time_s or inf, …] in commit order} of one database."""
+def exported(glimpse, db):
+    """The items of `glimpse db export` of one database, in commit order."""
     out = subprocess.run([glimpse, "db", "export", "--db", db], capture_output=True, text=True,
                          check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def records_by_op(glimpse, db):
+    """{op text: [time_s or inf, …] in commit order} of one database."""
     ops, times = {}, {}
-    for line in out.splitlines():
-        item = json.loads(line)
+    for item in exported(glimpse, db):
         if item["type"] == "workload":
             ops[item["key"]] = item["name"]  # the operator's canonical text
         elif item["type"] == "record":
@@ -321,6 +335,28 @@ def print_table(report, budget):
             print(f"| `{op}` | {name} | " + " | ".join(levels + qualities) + " |")
 
 
+def drift(args):
+    glimpse = glimpse_binary(args)
+    measured = collections.defaultdict(list)  # (workload, config hash) → [(started_at, time_s)]
+    for db in sorted(glob.glob(os.path.join(args.out, "*.db"))):
+        for item in exported(glimpse, db):
+            if item["type"] == "record" and item["status"] == "ok" and item["time_s"]:
+                key = (item["workload_key"], item["config_hash"])
+                measured[key].append((item["started_at"], item["time_s"]))
+    ratios = collections.defaultdict(list)  # "HH:MM" → [time / its configuration's median]
+    for series in measured.values():
+        if len(series) < 3:
+            continue
+        median = statistics.median(time for _, time in series)
+        for started, time in series:
+            when = datetime.datetime.fromtimestamp(started, datetime.timezone.utc)
+            ratios[f"{when.hour:02d}:{when.minute // 15 * 15:02d}"].append(time / median)
+    for quarter in sorted(ratios):
+        values = sorted(ratios[quarter])
+        print(f"{quarter} {len(values)} median ratio {statistics.median(values):.3f}  "
+              f"p10 {values[len(values) // 10]:.3f}  p90 {values[9 * len(values) // 10]:.3f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -346,8 +382,11 @@ def main():
     s.add_argument("--corpus", help="corpus export whose records count towards the best known")
     s.add_argument("--json", help="also write the report as JSON")
     s.add_argument("--glimpse")
+    d = sub.add_parser("drift", help="whether the machine changed speed during the study")
+    d.add_argument("--out", required=True)
+    d.add_argument("--glimpse")
     args = parser.parse_args()
-    run(args) if args.command == "run" else summarize(args)
+    {"run": run, "summarize": summarize, "drift": drift}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """bench/perf_tuning/study.py (the held-out tuning study) against a fake `glimpse`: the command
-line of each strategy, the refusals, and the summary's counts on synthetic runs.
+line of each strategy, the refusals, the summary's counts and the drift's bins on synthetic runs.
 
 Run: python3 -m unittest discover -p test_perf_study.py -s bench/tests -t bench/tests
 Standard library only.
 """
 
+import datetime
 import json
 import os
 import subprocess
@@ -184,6 +185,31 @@ class PerfStudyTest(unittest.TestCase):
         self.assertNotEqual(done.returncode, 0)
         self.assertIn("--label 'a@b' must be a non-empty name", done.stderr)
         self.assertFalse(os.path.exists(self.log))
+
+    def test_drift_bins_each_measurement_against_its_configurations_median(self):
+        os.makedirs(self.out)
+        at = lambda hour, minute: datetime.datetime(2026, 12, 2, hour, minute,
+                                                    tzinfo=datetime.timezone.utc).timestamp()
+        record = lambda config, started, time, status="ok": {
+            "type": "record", "workload_key": "w", "config_hash": config, "status": status,
+            "time_s": time, "started_at": started}
+        runs = {  # configuration "a" timed 3 times over two runs, "b" only twice
+            "xgb-s1.db": [record("a", at(4, 50), 1.0), record("b", at(4, 51), 5.0),
+                          record("a", at(5, 5), 1.0)],
+            "random-s1.db": [record("a", at(5, 20), 2.0), record("b", at(5, 21), 9.0),
+                             record("a", at(5, 22), None, status="error")],
+        }
+        for name, records in runs.items():
+            with open(os.path.join(self.out, name), "w") as f:
+                f.write(json.dumps({"type": "workload", "key": "w", "name": "conv2d:a"}) + "\n")
+                f.writelines(json.dumps(r) + "\n" for r in records)
+        done = self.study("drift", "--out", self.out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        # "a"'s median is 1.0; "b" (2 measurements) and the failed run are left out.
+        self.assertEqual(done.stdout.splitlines(), [
+            "04:45 1 median ratio 1.000  p10 1.000  p90 1.000",
+            "05:00 1 median ratio 1.000  p10 1.000  p90 1.000",
+            "05:15 1 median ratio 2.000  p10 2.000  p90 2.000"])
 
 
 if __name__ == "__main__":
