@@ -92,8 +92,14 @@ PerfSplit SplitHeldOutOperators(const PerfCorpus& corpus, double test_fraction, 
 //     question the split asks ("does the model generalise to the architectures it never saw?").
 PerfSplit SplitHeldOutModels(const PerfCorpus& corpus, const std::vector<std::string>& held_out);
 
-// The split of that name: "random", "operators", "models" (held_out: mobilenet_v2, resnet50).
-// Throws Error naming the accepted names.
+// Held-out kind: every ok record of the operators of one kind (PerfCorpusRecord::kind, e.g.
+// depthwise_conv2d) to test, all the others to train. It asks what a tuner meets on a new layer
+// type: can the model pick fast programs of a kind it has never seen? Throws Error when the
+// corpus has no ok record of that kind, or only that kind, naming the kinds it has.
+PerfSplit SplitHeldOutKind(const PerfCorpus& corpus, const std::string& kind);
+
+// The split of that name: "random", "operators", "models" (held_out: mobilenet_v2, resnet50),
+// "kind:KIND" (SplitHeldOutKind). Throws Error naming the accepted names.
 PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, double test_fraction,
                         uint64_t seed);
 const std::vector<std::string>& PerfSplitNames();
@@ -107,16 +113,37 @@ namespace glimpse {
 
 class PerfPredictor;
 
-// One predictor on one split.
-struct PerfPredictorScore {
-  std::string predictor;
-  double mape = 0.0;  // percent, test records ≥ 5 µs
+// Every metric over one set of records and their predictions.
+struct PerfMetrics {
+  double mape = 0.0;  // percent, records ≥ 5 µs; NaN when none
   int64_t mape_records = 0;
   WithinOperatorTau tau;
   TopKSlowdown top1, top5, top10;
-  double fit_s = 0.0;      // wall-clock of Fit
-  double predict_s = 0.0;  // wall-clock of PredictSeconds over the test side
-  Json details;            // PerfPredictor::Describe after the fit
+  int64_t records = 0, operators = 0;  // what was scored
+};
+// MAPE, τ within operator and top-1/5/10 slowdown of `predicted` (aligned with `records`).
+// Empty records give NaN everywhere. Throws Error when the sizes differ.
+PerfMetrics ScorePredictions(const std::vector<const PerfCorpusRecord*>& records,
+                             const std::vector<double>& predicted);
+
+// The same metrics on the records of one operator kind.
+struct PerfKindMetrics {
+  std::string kind;
+  PerfMetrics metrics;
+};
+// One entry per kind among `records`, sorted by kind name. An average over a whole split lets
+// the kind with the most operators (conv2d) hide how a model does on the others.
+std::vector<PerfKindMetrics> ScorePredictionsByKind(
+    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted);
+
+// One predictor on one split.
+struct PerfPredictorScore {
+  std::string predictor;
+  PerfMetrics metrics;                   // the whole test side
+  std::vector<PerfKindMetrics> by_kind;  // the test side per operator kind
+  double fit_s = 0.0;                    // wall-clock of Fit
+  double predict_s = 0.0;                // wall-clock of PredictSeconds over the test side
+  Json details;                          // PerfPredictor::Describe after the fit
 };
 
 struct PerfSplitScores {
@@ -148,7 +175,8 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
                                       uint64_t seed);
 
 Json PerfEvalReportToJson(const PerfEvalReport& report);
-// A table per split: predictor, MAPE (≥ 5 µs), τ, top-1/5/10 slowdown (mean, median), fit time.
+// A table per split: predictor, MAPE (≥ 5 µs), τ, top-1/5/10 slowdown (mean, median), fit time;
+// when the test side holds several operator kinds, the same per kind below it.
 std::string PerfEvalReportToText(const PerfEvalReport& report);
 
 }  // namespace glimpse

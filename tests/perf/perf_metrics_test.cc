@@ -1,5 +1,6 @@
 // The evaluation metrics on examples worked out by hand: MAPE and its 5 µs cut, Kendall's τ-b with
-// ties, the within-operator average and its skipped operators, top-k slowdown.
+// ties, the within-operator average and its skipped operators, top-k slowdown, and all of them per
+// operator kind.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,10 +18,11 @@ namespace {
 struct Records {
   std::deque<PerfCorpusRecord> store;
   std::vector<const PerfCorpusRecord*> ptrs;
-  void Add(const std::string& op, double time_s, bool ok = true) {
+  void Add(const std::string& op, double time_s, bool ok = true,
+           const std::string& kind = "dense") {
     PerfCorpusRecord r;
     r.op = op;
-    r.kind = "dense";
+    r.kind = kind;
     r.status = ok ? MeasureStatus::kOk : MeasureStatus::kRuntimeDevice;
     r.time_s = ok ? time_s : INFINITY;
     store.push_back(r);
@@ -119,6 +121,50 @@ TEST(PerfMetrics, TopKSlowdownBreaksPredictionTiesByInputOrder) {
   r.Add("B", 2.0);
   r.Add("B", 1.0);
   EXPECT_NEAR(TopKSlowdownOf(r.ptrs, {5.0, 5.0, 1.0, 2.0}, 1).median, 2.5, 1e-12);
+}
+
+TEST(PerfMetrics, ScoresPerKindAreTheMetricsOfEachKindAlone) {
+  Records r;
+  // dense: operator A ranked right (τ 1, top-1 1), 20 µs predicted 30 µs and 10 µs predicted 10.
+  r.Add("A", 20e-6);
+  r.Add("A", 10e-6);
+  // conv2d: operator C ranked backwards (τ −1, top-1 picks 8 µs of best 6 µs), 6 µs predicted
+  // 9 µs; operator D has one ok record and a failure.
+  r.Add("C", 6e-6, /*ok=*/true, "conv2d");
+  r.Add("C", 8e-6, /*ok=*/true, "conv2d");
+  r.Add("D", 7e-6, /*ok=*/true, "conv2d");
+  r.Add("D", 1e-6, /*ok=*/false, "conv2d");
+  const std::vector<double> p = {30e-6, 10e-6, 9e-6, 8e-6, 7e-6, 1.0};
+
+  const PerfMetrics all = ScorePredictions(r.ptrs, p);
+  EXPECT_EQ(all.records, 5);
+  EXPECT_EQ(all.operators, 3);
+  EXPECT_EQ(all.tau.operators, 2);
+  EXPECT_NEAR(all.tau.mean, 0.0, 1e-12);  // (1 − 1) / 2
+
+  const std::vector<PerfKindMetrics> kinds = ScorePredictionsByKind(r.ptrs, p);
+  ASSERT_EQ(kinds.size(), 2u);
+  EXPECT_EQ(kinds[0].kind, "conv2d");  // sorted by name
+  EXPECT_EQ(kinds[1].kind, "dense");
+  const PerfMetrics& conv = kinds[0].metrics;
+  EXPECT_EQ(conv.records, 3);
+  EXPECT_EQ(conv.operators, 2);
+  EXPECT_NEAR(conv.tau.mean, -1.0, 1e-12);
+  EXPECT_EQ(conv.tau.operators, 1);
+  EXPECT_NEAR(conv.top1.mean, (8.0 / 6.0 + 1.0) / 2.0, 1e-12);
+  // 6 → 9 µs: 50 %; 8 → 8: 0 %; 7 → 7: 0 %.
+  EXPECT_NEAR(conv.mape, 50.0 / 3.0, 1e-9);
+  const PerfMetrics& dense = kinds[1].metrics;
+  EXPECT_NEAR(dense.tau.mean, 1.0, 1e-12);
+  EXPECT_NEAR(dense.top1.mean, 1.0, 1e-12);
+  EXPECT_NEAR(dense.mape, 25.0, 1e-9);  // 50 % and 0 %
+  EXPECT_EQ(dense.mape_records, 2);
+
+  const PerfMetrics none = ScorePredictions({}, {});
+  EXPECT_TRUE(std::isnan(none.tau.mean));
+  EXPECT_TRUE(std::isnan(none.top1.mean));
+  EXPECT_EQ(none.records, 0);
+  EXPECT_THROW(ScorePredictionsByKind(r.ptrs, {1.0}), Error);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // `glimpse perf-model evaluate` end to end on a tiny corpus written here (no measurement): the
-// tables, the JSON report, and a predictor name it does not know.
+// tables (per kind too), the JSON report, and a predictor name it does not know.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -18,8 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Three dense operators of different models, 12 sampled configurations each, with times that
-// grow with the configuration's position (no measurement: the command only reads them).
+// Three dense operators and a depthwise one of different models, 12 sampled configurations each,
+// with times that grow with the configuration's position (no measurement: the command only reads
+// them).
 void WriteTinyCorpus(const std::string& path) {
   PerfCorpus corpus;
   corpus.header = Json{{"created_at", 1.0},
@@ -30,7 +31,9 @@ void WriteTinyCorpus(const std::string& path) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
       {"dense:M=16,N=64,K=32,bias=1", {"resnet18"}},
       {"dense:M=8,N=32,K=64,bias=0", {"resnet50"}},
-      {"dense:M=32,N=32,K=32,bias=1", {"vgg16"}}};
+      {"dense:M=32,N=32,K=32,bias=1", {"vgg16"}},
+      {"depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3,stride=1,pad=1,dilation=1,bias=0,relu=0",
+       {"alexnet"}}};
   for (const auto& [text, models] : ops) {
     const Operator op = ParseOperator(text);
     const ConfigSpace space = MakeCpuSpace(op);
@@ -38,7 +41,7 @@ void WriteTinyCorpus(const std::string& path) {
     for (int i = 0; i < 12; ++i) {
       PerfCorpusRecord r;
       r.op = text;
-      r.kind = "dense";
+      r.kind = text.substr(0, text.find(':'));
       r.target = "cpu";
       r.template_version = kCpuTemplateVersion;
       r.device = "test";
@@ -71,27 +74,40 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
   const std::string json = (dir / "eval.json").string();
   WriteTinyCorpus(corpus);
   int rc = 0;
-  const std::string out = RunGlimpse(
-      "perf-model evaluate --corpus " + corpus + " --split all --xgb-rounds 10 --json " + json,
-      &rc);
+  const std::string out =
+      RunGlimpse("perf-model evaluate --corpus " + corpus +
+                     " --split all,kind:depthwise_conv2d --xgb-rounds 10 --json " + json,
+                 &rc);
   ASSERT_EQ(rc, 0) << out;
-  for (const char* needle : {"split random", "split operators", "split models", "roofline-cal",
-                             "xgb", "MAPE %", "top-10"}) {
+  for (const char* needle :
+       {"split random", "split operators", "split models", "roofline-cal", "xgb", "MAPE %",
+        "top-10", "split kind:depthwise_conv2d", "per kind:", "depthwise_conv2d"}) {
     EXPECT_NE(out.find(needle), std::string::npos) << needle << " in\n" << out;
   }
   std::ifstream in(json);
   const Json report = Json::parse(in);
   EXPECT_EQ(report["format"], "glimpse-perf-eval");
-  ASSERT_EQ(report["splits"].size(), 3u);
+  ASSERT_EQ(report["splits"].size(), 4u);
   const Json& models = report["splits"][2];
   EXPECT_EQ(models["split"], "models");
   EXPECT_EQ(models["test_records"], 12);  // resnet50's operator
-  EXPECT_EQ(models["train_records"], 24);
+  EXPECT_EQ(models["train_records"], 36);
   ASSERT_EQ(models["scores"].size(), 3u);
   for (const Json& score : models["scores"]) {
     EXPECT_EQ(score["tau_operators"], 1);
     EXPECT_GE(score["top1_slowdown"]["mean"].get<double>(), 1.0);
     EXPECT_EQ(score["mape_records"], 12);
+    ASSERT_EQ(score["by_kind"].size(), 1u);
+    EXPECT_EQ(score["by_kind"][0]["kind"], "dense");
+    EXPECT_EQ(score["by_kind"][0]["kendall_tau"], score["kendall_tau"]);
+  }
+  const Json& kind = report["splits"][3];
+  EXPECT_EQ(kind["split"], "kind:depthwise_conv2d");
+  EXPECT_EQ(kind["test_records"], 12);
+  EXPECT_EQ(kind["train_records"], 36);
+  for (const Json& score : kind["scores"]) {
+    EXPECT_EQ(score["operators"], 1);
+    EXPECT_EQ(score["by_kind"][0]["kind"], "depthwise_conv2d");
   }
 
   const std::string bad =

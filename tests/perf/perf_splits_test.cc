@@ -1,5 +1,6 @@
 // The evaluation splits on hand-made corpora: disjoint, deterministic for a seed, whole operators
-// for the held-out-operators split, and the held-out-models rule for shared operators.
+// for the held-out-operators split, the held-out-models rule for shared operators, and whole
+// kinds for the held-out-kind split.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,10 +14,11 @@
 namespace glimpse {
 namespace {
 
-PerfCorpusRecord Record(const std::string& op, std::vector<std::string> models, bool ok = true) {
+PerfCorpusRecord Record(const std::string& op, std::vector<std::string> models, bool ok = true,
+                        const std::string& kind = "dense") {
   PerfCorpusRecord r;
   r.op = op;
-  r.kind = "dense";
+  r.kind = kind;
   r.models = std::move(models);
   r.status = ok ? MeasureStatus::kOk : MeasureStatus::kCompileHost;
   r.time_s = 1e-3;
@@ -96,6 +98,35 @@ TEST(PerfSplits, HeldOutModelsTestsOnlyTheirOwnShapesAndDropsShared) {
   EXPECT_THROW(SplitHeldOutModels(corpus, {}), Error);
 }
 
+TEST(PerfSplits, HeldOutKindTestsEveryOperatorOfThatKindAndNoOther) {
+  PerfCorpus corpus;
+  corpus.records.push_back(Record("dw1", {"mobilenet_v2"}, true, "depthwise_conv2d"));
+  corpus.records.push_back(Record("d1", {"resnet18"}));
+  corpus.records.push_back(Record("dw2", {"mobilenet_v2"}, true, "depthwise_conv2d"));
+  corpus.records.push_back(Record("dw2", {"mobilenet_v2"}, false, "depthwise_conv2d"));
+  corpus.records.push_back(Record("c1", {"resnet18"}, true, "conv2d"));
+  const PerfSplit split = SplitHeldOutKind(corpus, "depthwise_conv2d");
+  EXPECT_EQ(split.name, "kind:depthwise_conv2d");
+  ASSERT_EQ(split.test.size(), 2u);  // the failure is in neither side
+  EXPECT_EQ(split.test[0]->op, "dw1");
+  EXPECT_EQ(split.test[1]->op, "dw2");
+  ASSERT_EQ(split.train.size(), 2u);
+  EXPECT_EQ(split.train[0]->op, "d1");
+  EXPECT_EQ(split.train[1]->op, "c1");
+  EXPECT_NE(split.note.find("2 operators to test"), std::string::npos) << split.note;
+  EXPECT_EQ(MakePerfSplit("kind:conv2d", corpus, 0.2, 0).test.size(), 1u);
+
+  // A kind the corpus lacks, or a corpus of one kind, is refused with the kinds it has.
+  try {
+    SplitHeldOutKind(corpus, "pool2d");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("conv2d, dense, depthwise_conv2d"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(SplitHeldOutKind(TenOperators(), "dense"), Error);
+}
+
 TEST(PerfSplits, ByNameListsTheKnownOnes) {
   const PerfCorpus corpus = TenOperators();
   EXPECT_EQ(MakePerfSplit("operators", corpus, 0.2, 3).name, "operators");
@@ -103,7 +134,8 @@ TEST(PerfSplits, ByNameListsTheKnownOnes) {
     MakePerfSplit("shapes", corpus, 0.2, 3);
     FAIL();
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("random, operators, models"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("random, operators, models, kind:KIND"),
+              std::string::npos);
   }
 }
 

@@ -40,8 +40,14 @@ struct PerfModelFlags {
 
 void RunEvaluate(const PerfModelFlags& flags) {
   const PerfCorpus corpus = LoadPerfCorpus(flags.corpus);
-  std::vector<std::string> splits = SplitCommaList(flags.split);
-  if (splits == std::vector<std::string>{"all"}) splits = PerfSplitNames();
+  std::vector<std::string> splits;
+  for (const std::string& name : SplitCommaList(flags.split)) {
+    if (name == "all") {
+      splits.insert(splits.end(), PerfSplitNames().begin(), PerfSplitNames().end());
+    } else {
+      splits.push_back(name);
+    }
+  }
   const std::vector<std::string> predictors = SplitCommaList(flags.predictors);
   if (predictors.empty()) throw Error("--predictors: name at least one");
 
@@ -89,7 +95,9 @@ void AddPerfModelCommand(CLI::App& app) {
       "Score performance predictors on a corpus's random, held-out-operator and "
       "held-out-model splits (MAPE >= 5 us, Kendall tau, top-k slowdown)");
   evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
-  evaluate->add_option("--split", flags->split, "random, operators, models, or all (comma list)");
+  evaluate->add_option("--split", flags->split,
+                       "random, operators, models, kind:KIND (every operator of one kind held "
+                       "out, e.g. kind:depthwise_conv2d), or all (the first three; comma list)");
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, xgb-rank (XGBoost ranking "
                        "within each operator), xgb-roofline, xgb-rank-roofline (the same with the "

@@ -2,6 +2,7 @@
 // report as JSON and as tables.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -31,8 +32,24 @@ Json TopKJson(const TopKSlowdown& t) {
   return {{"mean", Number(t.mean)}, {"median", Number(t.median)}, {"operators", t.operators}};
 }
 
+Json MetricsJson(const PerfMetrics& m) {
+  return {{"mape_percent", Number(m.mape)},
+          {"mape_records", m.mape_records},
+          {"kendall_tau", Number(m.tau.mean)},
+          {"tau_operators", m.tau.operators},
+          {"top1_slowdown", TopKJson(m.top1)},
+          {"top5_slowdown", TopKJson(m.top5)},
+          {"top10_slowdown", TopKJson(m.top10)},
+          {"records", m.records},
+          {"operators", m.operators}};
+}
+
 std::string Cell(double x, const char* format) {
   return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("—");
+}
+
+std::string TopKCell(const TopKSlowdown& t) {
+  return Cell(t.mean, "{:.3f}") + "/" + Cell(t.median, "{:.3f}");
 }
 
 }  // namespace
@@ -61,9 +78,7 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
       PerfPredictorScore score;
       score.predictor = predictor->Name();
       if (split.test.empty()) {
-        score.mape = std::nan("");
-        score.tau.mean = score.top1.mean = score.top5.mean = score.top10.mean = std::nan("");
-        score.top1.median = score.top5.median = score.top10.median = std::nan("");
+        score.metrics = ScorePredictions({}, {});  // NaN everywhere
         out.scores.push_back(score);
         continue;
       }
@@ -78,12 +93,8 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
                     std::to_string(predicted.size()) + " predictions for " +
                     std::to_string(split.test.size()) + " records");
       }
-      score.mape = MapeOfRecords(split.test, predicted);
-      score.mape_records = MapeCount(split.test);
-      score.tau = KendallTauWithinOperator(split.test, predicted);
-      score.top1 = TopKSlowdownOf(split.test, predicted, 1);
-      score.top5 = TopKSlowdownOf(split.test, predicted, 5);
-      score.top10 = TopKSlowdownOf(split.test, predicted, 10);
+      score.metrics = ScorePredictions(split.test, predicted);
+      score.by_kind = ScorePredictionsByKind(split.test, predicted);
       score.details = predictor->Describe();
       out.scores.push_back(std::move(score));
     }
@@ -97,17 +108,19 @@ Json PerfEvalReportToJson(const PerfEvalReport& report) {
   for (const PerfSplitScores& s : report.splits) {
     Json scores = Json::array();
     for (const PerfPredictorScore& p : s.scores) {
-      scores.push_back({{"predictor", p.predictor},
-                        {"mape_percent", Number(p.mape)},
-                        {"mape_records", p.mape_records},
-                        {"kendall_tau", Number(p.tau.mean)},
-                        {"tau_operators", p.tau.operators},
-                        {"top1_slowdown", TopKJson(p.top1)},
-                        {"top5_slowdown", TopKJson(p.top5)},
-                        {"top10_slowdown", TopKJson(p.top10)},
-                        {"fit_s", p.fit_s},
-                        {"predict_s", p.predict_s},
-                        {"details", p.details}});
+      Json score = MetricsJson(p.metrics);
+      score["predictor"] = p.predictor;
+      Json by_kind = Json::array();
+      for (const PerfKindMetrics& k : p.by_kind) {
+        Json entry = MetricsJson(k.metrics);
+        entry["kind"] = k.kind;
+        by_kind.push_back(entry);
+      }
+      score["by_kind"] = by_kind;
+      score["fit_s"] = p.fit_s;
+      score["predict_s"] = p.predict_s;
+      score["details"] = p.details;
+      scores.push_back(score);
     }
     splits.push_back({{"split", s.split},
                       {"note", s.note},
@@ -143,12 +156,25 @@ std::string PerfEvalReportToText(const PerfEvalReport& report) {
     out += fmt::format("  {:<14} {:>9} {:>6} {:>13} {:>13} {:>13} {:>8}\n", "", "(>=5us)", "",
                        "mean/median", "mean/median", "mean/median", "");
     for (const PerfPredictorScore& p : s.scores) {
-      auto topk = [](const TopKSlowdown& t) {
-        return Cell(t.mean, "{:.3f}") + "/" + Cell(t.median, "{:.3f}");
-      };
+      const PerfMetrics& m = p.metrics;
       out += fmt::format("  {:<14} {:>9} {:>6} {:>13} {:>13} {:>13} {:>8.2f}\n", p.predictor,
-                         Cell(p.mape, "{:.1f}"), Cell(p.tau.mean, "{:.3f}"), topk(p.top1),
-                         topk(p.top5), topk(p.top10), p.fit_s);
+                         Cell(m.mape, "{:.1f}"), Cell(m.tau.mean, "{:.3f}"), TopKCell(m.top1),
+                         TopKCell(m.top5), TopKCell(m.top10), p.fit_s);
+    }
+    const bool several_kinds = std::any_of(s.scores.begin(), s.scores.end(),
+                                           [](const auto& p) { return p.by_kind.size() > 1; });
+    if (several_kinds) {
+      out += fmt::format("  per kind:\n  {:<14} {:<18} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n",
+                         "predictor", "kind", "ops", "MAPE %", "tau", "top-1", "top-5", "top-10");
+      for (const PerfPredictorScore& p : s.scores) {
+        for (const PerfKindMetrics& k : p.by_kind) {
+          const PerfMetrics& m = k.metrics;
+          out +=
+              fmt::format("  {:<14} {:<18} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n", p.predictor,
+                          k.kind, m.operators, Cell(m.mape, "{:.1f}"), Cell(m.tau.mean, "{:.3f}"),
+                          TopKCell(m.top1), TopKCell(m.top5), TopKCell(m.top10));
+        }
+      }
     }
     out += "\n";
   }

@@ -1,10 +1,11 @@
 // The evaluation metrics of glimpse/perf_eval.h: MAPE with the 5 µs cut, Kendall's τ-b within
-// operators, top-k slowdown.
+// operators, top-k slowdown; all of them over a set of records and per operator kind.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string>
 
 #include "glimpse/error.h"
@@ -150,6 +151,43 @@ TopKSlowdown TopKSlowdownOf(const std::vector<const PerfCorpusRecord*>& records,
                                : std::accumulate(slowdowns.begin(), slowdowns.end(), 0.0) /
                                      static_cast<double>(slowdowns.size());
   out.median = Median(slowdowns);
+  return out;
+}
+
+PerfMetrics ScorePredictions(const std::vector<const PerfCorpusRecord*>& records,
+                             const std::vector<double>& predicted) {
+  CheckSizes(records.size(), predicted.size(), "ScorePredictions");
+  PerfMetrics out;
+  out.mape = MapeOfRecords(records, predicted);
+  out.mape_records = MapeCount(records);
+  out.tau = KendallTauWithinOperator(records, predicted);
+  out.top1 = TopKSlowdownOf(records, predicted, 1);
+  out.top5 = TopKSlowdownOf(records, predicted, 5);
+  out.top10 = TopKSlowdownOf(records, predicted, 10);
+  std::set<std::string> ops;
+  for (const PerfCorpusRecord* r : records) {
+    if (!r->ok()) continue;
+    ++out.records;
+    ops.insert(r->op);
+  }
+  out.operators = static_cast<int64_t>(ops.size());
+  return out;
+}
+
+std::vector<PerfKindMetrics> ScorePredictionsByKind(
+    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted) {
+  CheckSizes(records.size(), predicted.size(), "ScorePredictionsByKind");
+  std::map<std::string, std::pair<std::vector<const PerfCorpusRecord*>, std::vector<double>>>
+      kinds;  // sorted by name
+  for (size_t i = 0; i < records.size(); ++i) {
+    auto& [kind_records, kind_predicted] = kinds[records[i]->kind];
+    kind_records.push_back(records[i]);
+    kind_predicted.push_back(predicted[i]);
+  }
+  std::vector<PerfKindMetrics> out;
+  for (const auto& [kind, side] : kinds) {
+    out.push_back({kind, ScorePredictions(side.first, side.second)});
+  }
   return out;
 }
 

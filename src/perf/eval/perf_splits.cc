@@ -1,5 +1,5 @@
 // The evaluation splits of glimpse/perf_eval.h: random configurations, held-out operators,
-// held-out models.
+// held-out models, a held-out operator kind.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -109,6 +109,36 @@ PerfSplit SplitHeldOutModels(const PerfCorpus& corpus, const std::vector<std::st
   return split;
 }
 
+PerfSplit SplitHeldOutKind(const PerfCorpus& corpus, const std::string& kind) {
+  PerfSplit split;
+  split.name = "kind:" + kind;
+  std::set<std::string> kinds;
+  std::set<std::string> test_ops;
+  std::set<std::string> train_ops;
+  for (const PerfCorpusRecord* record : OkRecords(corpus)) {
+    kinds.insert(record->kind);
+    if (record->kind == kind) {
+      split.test.push_back(record);
+      test_ops.insert(record->op);
+    } else {
+      split.train.push_back(record);
+      train_ops.insert(record->op);
+    }
+  }
+  if (split.test.empty() || split.train.empty()) {
+    std::string names;
+    for (const std::string& k : kinds) names += (names.empty() ? "" : ", ") + k;
+    throw Error("held-out-kind split 'kind:" + kind + "': " +
+                (split.test.empty() ? "the corpus has no ok record of that kind"
+                                    : "the corpus has no other kind to train on") +
+                "; its kinds: " + (names.empty() ? "none" : names));
+  }
+  split.note = "held-out kind " + kind + ": its " + std::to_string(test_ops.size()) +
+               " operators to test, the " + std::to_string(train_ops.size()) +
+               " operators of other kinds to train";
+  return split;
+}
+
 const std::vector<std::string>& PerfSplitNames() {
   static const std::vector<std::string> names = {"random", "operators", "models"};
   return names;
@@ -124,7 +154,12 @@ PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, doubl
   if (name == "random") return SplitRandom(corpus, test_fraction, seed);
   if (name == "operators") return SplitHeldOutOperators(corpus, test_fraction, seed);
   if (name == "models") return SplitHeldOutModels(corpus, DefaultHeldOutModels());
-  throw Error("unknown split '" + name + "'; known: random, operators, models, all");
+  const std::string kind_prefix = "kind:";
+  if (name.rfind(kind_prefix, 0) == 0) {
+    return SplitHeldOutKind(corpus, name.substr(kind_prefix.size()));
+  }
+  throw Error("unknown split '" + name +
+              "'; known: random, operators, models, kind:KIND (e.g. kind:depthwise_conv2d), all");
 }
 
 }  // namespace glimpse
