@@ -98,8 +98,13 @@ PerfSplit SplitHeldOutModels(const PerfCorpus& corpus, const std::vector<std::st
 // corpus has no ok record of that kind, or only that kind, naming the kinds it has.
 PerfSplit SplitHeldOutKind(const PerfCorpus& corpus, const std::string& kind);
 
+// Nothing held out: every ok record to test, none to train. For predictors that do not learn
+// from the corpus (trained model files, the roofline): how a model made elsewhere ranks this
+// corpus's programs, e.g. another machine's measurements.
+PerfSplit SplitNone(const PerfCorpus& corpus);
+
 // The split of that name: "random", "operators", "models" (held_out: mobilenet_v2, resnet50),
-// "kind:KIND" (SplitHeldOutKind). Throws Error naming the accepted names.
+// "kind:KIND" (SplitHeldOutKind), "none" (SplitNone). Throws Error naming the accepted names.
 PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, double test_fraction,
                         uint64_t seed);
 const std::vector<std::string>& PerfSplitNames();
@@ -126,24 +131,28 @@ struct PerfMetrics {
 PerfMetrics ScorePredictions(const std::vector<const PerfCorpusRecord*>& records,
                              const std::vector<double>& predicted);
 
-// The same metrics on the records of one operator kind.
-struct PerfKindMetrics {
-  std::string kind;
+// The same metrics on one group of the records: an operator kind, or one operator.
+struct PerfGroupMetrics {
+  std::string group;  // the kind ("conv2d") or the operator's text
   PerfMetrics metrics;
 };
 // One entry per kind among `records`, sorted by kind name. An average over a whole split lets
 // the kind with the most operators (conv2d) hide how a model does on the others.
-std::vector<PerfKindMetrics> ScorePredictionsByKind(
+std::vector<PerfGroupMetrics> ScorePredictionsByKind(
+    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted);
+// One entry per operator among `records`, sorted by its text.
+std::vector<PerfGroupMetrics> ScorePredictionsByOperator(
     const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted);
 
 // One predictor on one split.
 struct PerfPredictorScore {
   std::string predictor;
-  PerfMetrics metrics;                   // the whole test side
-  std::vector<PerfKindMetrics> by_kind;  // the test side per operator kind
-  double fit_s = 0.0;                    // wall-clock of Fit
-  double predict_s = 0.0;                // wall-clock of PredictSeconds over the test side
-  Json details;                          // PerfPredictor::Describe after the fit
+  PerfMetrics metrics;                        // the whole test side
+  std::vector<PerfGroupMetrics> by_kind;      // the test side per operator kind
+  std::vector<PerfGroupMetrics> by_operator;  // the test side per operator
+  double fit_s = 0.0;                         // wall-clock of Fit
+  double predict_s = 0.0;                     // wall-clock of PredictSeconds over the test side
+  Json details;                               // PerfPredictor::Describe after the fit
 };
 
 struct PerfSplitScores {
@@ -160,6 +169,7 @@ struct PerfEvalReport {
   uint64_t seed = 0;
   double test_fraction = 0.0;
   std::vector<PerfSplitScores> splits;
+  bool per_operator = false;  // the text and JSON add every operator's metrics
 };
 
 // Makes a fresh predictor for each split (a name of PerfPredictorNames(),
@@ -167,7 +177,9 @@ struct PerfEvalReport {
 using PerfPredictorFactory = std::function<std::unique_ptr<PerfPredictor>(const std::string&)>;
 
 // Every split × predictor: split the corpus, fit a fresh predictor on the training side, predict
-// the test side, score it. Throws Error for an unknown split or predictor.
+// the test side, score it. Throws Error for an unknown split or predictor, and, before any work,
+// for a predictor that learns from records (PerfPredictor::LearnsFromRecords) on a split with
+// an empty training side.
 PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
                                       const std::vector<std::string>& splits,
                                       const std::vector<std::string>& predictors,
@@ -176,7 +188,8 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
 
 Json PerfEvalReportToJson(const PerfEvalReport& report);
 // A table per split: predictor, MAPE (≥ 5 µs), τ, top-1/5/10 slowdown (mean, median), fit time;
-// when the test side holds several operator kinds, the same per kind below it.
+// when the test side holds several operator kinds, the same per kind below it; with
+// report.per_operator, per operator too.
 std::string PerfEvalReportToText(const PerfEvalReport& report);
 
 }  // namespace glimpse

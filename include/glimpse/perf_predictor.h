@@ -34,6 +34,9 @@ class PerfPredictor {
       const std::vector<const PerfCorpusRecord*>& records) = 0;
   // What the report should say about the fit (options, fitted numbers); {} when nothing.
   virtual Json Describe() const { return Json::object(); }
+  // Whether Fit learns from the records. False for those that predict without them (the
+  // roofline, a trained model file): only these can be scored on a split with nothing to train.
+  virtual bool LearnsFromRecords() const { return true; }
 };
 
 // The CPU template's nest of a record. Throws Error naming the record's operator when the

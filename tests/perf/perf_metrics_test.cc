@@ -142,10 +142,10 @@ TEST(PerfMetrics, ScoresPerKindAreTheMetricsOfEachKindAlone) {
   EXPECT_EQ(all.tau.operators, 2);
   EXPECT_NEAR(all.tau.mean, 0.0, 1e-12);  // (1 − 1) / 2
 
-  const std::vector<PerfKindMetrics> kinds = ScorePredictionsByKind(r.ptrs, p);
+  const std::vector<PerfGroupMetrics> kinds = ScorePredictionsByKind(r.ptrs, p);
   ASSERT_EQ(kinds.size(), 2u);
-  EXPECT_EQ(kinds[0].kind, "conv2d");  // sorted by name
-  EXPECT_EQ(kinds[1].kind, "dense");
+  EXPECT_EQ(kinds[0].group, "conv2d");  // sorted by name
+  EXPECT_EQ(kinds[1].group, "dense");
   const PerfMetrics& conv = kinds[0].metrics;
   EXPECT_EQ(conv.records, 3);
   EXPECT_EQ(conv.operators, 2);
@@ -160,11 +160,20 @@ TEST(PerfMetrics, ScoresPerKindAreTheMetricsOfEachKindAlone) {
   EXPECT_NEAR(dense.mape, 25.0, 1e-9);  // 50 % and 0 %
   EXPECT_EQ(dense.mape_records, 2);
 
+  const std::vector<PerfGroupMetrics> ops = ScorePredictionsByOperator(r.ptrs, p);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[1].group, "C");
+  EXPECT_NEAR(ops[1].metrics.top1.mean, 8.0 / 6.0, 1e-12);
+  EXPECT_EQ(ops[2].group, "D");
+  EXPECT_EQ(ops[2].metrics.records, 1);
+  EXPECT_EQ(ops[2].metrics.tau.operators, 0);  // one ok record: nothing to rank
+
   const PerfMetrics none = ScorePredictions({}, {});
   EXPECT_TRUE(std::isnan(none.tau.mean));
   EXPECT_TRUE(std::isnan(none.top1.mean));
   EXPECT_EQ(none.records, 0);
   EXPECT_THROW(ScorePredictionsByKind(r.ptrs, {1.0}), Error);
+  EXPECT_THROW(ScorePredictionsByOperator(r.ptrs, {1.0}), Error);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `glimpse perf-model evaluate` end to end on a tiny corpus written here (no measurement): the
-// tables (per kind too), the JSON report, and a predictor name it does not know.
+// tables (per kind and per operator too), the JSON report, the split with nothing held out, and
+// a predictor name it does not know.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -109,6 +110,31 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
     EXPECT_EQ(score["operators"], 1);
     EXPECT_EQ(score["by_kind"][0]["kind"], "depthwise_conv2d");
   }
+
+  // Nothing held out: every operator's records to test, each reported on its own; a predictor
+  // that would need a training side is refused before any work.
+  const std::string json_none = (dir / "none.json").string();
+  const std::string none = RunGlimpse("perf-model evaluate --corpus " + corpus +
+                                          " --split none --predictors roofline --per-operator"
+                                          " --json " +
+                                          json_none,
+                                      &rc);
+  ASSERT_EQ(rc, 0) << none;
+  for (const char* needle :
+       {"split none", "per operator:", "dense:M=8,N=32,K=64,bias=0", "depthwise_conv2d:N=1,C=8"}) {
+    EXPECT_NE(none.find(needle), std::string::npos) << needle << " in\n" << none;
+  }
+  std::ifstream none_in(json_none);
+  const Json none_report = Json::parse(none_in);
+  const Json& roofline = none_report["splits"][0]["scores"][0];
+  EXPECT_EQ(none_report["splits"][0]["test_records"], 48);
+  ASSERT_EQ(roofline["by_operator"].size(), 4u);
+  EXPECT_EQ(roofline["by_operator"][0]["records"], 12);
+  const std::string untrained = RunGlimpse(
+      "perf-model evaluate --corpus " + corpus + " --split none --predictors roofline,xgb", &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(untrained.find("predictor 'xgb' learns from the training side"), std::string::npos)
+      << untrained;
 
   const std::string bad =
       RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);

@@ -1,6 +1,6 @@
 // The evaluation splits on hand-made corpora: disjoint, deterministic for a seed, whole operators
 // for the held-out-operators split, the held-out-models rule for shared operators, and whole
-// kinds for the held-out-kind split.
+// kinds for the held-out-kind split, everything to test for `none`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,6 +125,16 @@ TEST(PerfSplits, HeldOutKindTestsEveryOperatorOfThatKindAndNoOther) {
         << error.what();
   }
   EXPECT_THROW(SplitHeldOutKind(TenOperators(), "dense"), Error);
+}
+
+TEST(PerfSplits, NoneTestsEveryOkRecordAndTrainsOnNothing) {
+  const PerfCorpus corpus = TenOperators();
+  const PerfSplit split = MakePerfSplit("none", corpus, 0.2, 0);
+  EXPECT_EQ(split.name, "none");
+  EXPECT_TRUE(split.train.empty());
+  ASSERT_EQ(split.test.size(), 90u);
+  EXPECT_EQ(split.test.front(), &corpus.records[0]);
+  for (const PerfCorpusRecord* r : split.test) EXPECT_TRUE(r->ok());
 }
 
 TEST(PerfSplits, ByNameListsTheKnownOnes) {

@@ -35,6 +35,7 @@ struct PerfModelFlags {
   PerfModelTrainOptions learned;  // graphsage and lstm: trained on each split's training side
   std::string rank_loss = "logistic";
   bool quiet = false;
+  bool per_operator = false;
   std::string json;
 };
 
@@ -75,6 +76,7 @@ void RunEvaluate(const PerfModelFlags& flags) {
   PerfEvalReport report =
       EvaluatePerfPredictors(corpus, splits, predictors, factory, flags.test_fraction, flags.seed);
   report.corpus = flags.corpus;
+  report.per_operator = flags.per_operator;
   std::cout << PerfEvalReportToText(report);
   if (!flags.json.empty()) {
     std::ofstream out(flags.json);
@@ -97,7 +99,8 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
   evaluate->add_option("--split", flags->split,
                        "random, operators, models, kind:KIND (every operator of one kind held "
-                       "out, e.g. kind:depthwise_conv2d), or all (the first three; comma list)");
+                       "out, e.g. kind:depthwise_conv2d), none (every record to test, for "
+                       "file: predictors and the roofline), or all (the first three; comma list)");
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, xgb-rank (XGBoost ranking "
                        "within each operator), xgb-roofline, xgb-rank-roofline (the same with the "
@@ -116,6 +119,8 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--xgb-max-depth", flags->xgb_max_depth, "XGBoost tree depth")
       ->check(CLI::Range(1, 32));
   AddPerfTrainFlags(evaluate, flags->learned, flags->rank_loss, "graphsage/lstm: ");
+  evaluate->add_flag("--per-operator", flags->per_operator,
+                     "Also report every test operator's metrics (text and JSON)");
   evaluate->add_flag("--quiet", flags->quiet, "No training progress on stderr");
   evaluate->add_option("--json", flags->json, "Also write the report as JSON to this file");
   evaluate->callback([flags] { RunEvaluate(*flags); });

@@ -20,6 +20,7 @@ class ModelFilePerfPredictor : public PerfPredictor {
   std::string Name() const override { return "file:" + path_; }
 
   void Fit(const std::vector<const PerfCorpusRecord*>&) override {}
+  bool LearnsFromRecords() const override { return false; }
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     return programs_.PredictSeconds(*model_, records);

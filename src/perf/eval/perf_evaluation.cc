@@ -44,12 +44,51 @@ Json MetricsJson(const PerfMetrics& m) {
           {"operators", m.operators}};
 }
 
+Json GroupsJson(const std::vector<PerfGroupMetrics>& groups, const char* key) {
+  Json out = Json::array();
+  for (const PerfGroupMetrics& g : groups) {
+    Json entry = MetricsJson(g.metrics);
+    entry[key] = g.group;
+    out.push_back(entry);
+  }
+  return out;
+}
+
 std::string Cell(double x, const char* format) {
   return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("—");
 }
 
 std::string TopKCell(const TopKSlowdown& t) {
   return Cell(t.mean, "{:.3f}") + "/" + Cell(t.median, "{:.3f}");
+}
+
+// Each predictor's metrics per group (kind or operator), one row per predictor and group. A
+// `width` of 0 puts the group on a line of its own above its rows (operator texts are long).
+std::string GroupTable(const std::vector<PerfPredictorScore>& scores, const char* what, int width,
+                       std::vector<PerfGroupMetrics> PerfPredictorScore::*groups) {
+  std::string out = fmt::format(
+      "  per {}:\n  {:<14} {:<{}} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n", what, "predictor",
+      width > 0 ? what : "", width, "ops", "MAPE %", "tau", "top-1", "top-5", "top-10");
+  auto row = [&](const std::string& predictor, const std::string& group, const PerfMetrics& m) {
+    return fmt::format("  {:<14} {:<{}} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n", predictor, group,
+                       width, m.operators, Cell(m.mape, "{:.1f}"), Cell(m.tau.mean, "{:.3f}"),
+                       TopKCell(m.top1), TopKCell(m.top5), TopKCell(m.top10));
+  };
+  if (width > 0) {
+    for (const PerfPredictorScore& p : scores) {
+      for (const PerfGroupMetrics& g : p.*groups) out += row(p.predictor, g.group, g.metrics);
+    }
+    return out;
+  }
+  // Grouped by operator: the group's name once, then every predictor's row.
+  if (scores.empty()) return out;
+  for (size_t i = 0; i < (scores.front().*groups).size(); ++i) {
+    out += "  " + (scores.front().*groups)[i].group + "\n";
+    for (const PerfPredictorScore& p : scores) {
+      if (i < (p.*groups).size()) out += row(p.predictor, "", (p.*groups)[i].metrics);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,8 +102,22 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
   report.corpus_header = corpus.header;
   report.seed = seed;
   report.test_fraction = test_fraction;
+  // Every split first (they are pointers), so that a predictor with nothing to learn from is
+  // refused before hours of fitting on the other splits.
+  std::vector<PerfSplit> made;
   for (const std::string& split_name : splits) {
-    const PerfSplit split = MakePerfSplit(split_name, corpus, test_fraction, seed);
+    made.push_back(MakePerfSplit(split_name, corpus, test_fraction, seed));
+    if (!made.back().train.empty()) continue;
+    for (const std::string& name : predictors) {
+      if (factory(name)->LearnsFromRecords()) {
+        throw Error("predictor '" + name + "' learns from the training side, and split '" +
+                    split_name +
+                    "' has none; score trained model files (file:MODEL.json) or the roofline "
+                    "there");
+      }
+    }
+  }
+  for (const PerfSplit& split : made) {
     PerfSplitScores out;
     out.split = split.name;
     out.note = split.note;
@@ -95,6 +148,7 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
       }
       score.metrics = ScorePredictions(split.test, predicted);
       score.by_kind = ScorePredictionsByKind(split.test, predicted);
+      score.by_operator = ScorePredictionsByOperator(split.test, predicted);
       score.details = predictor->Describe();
       out.scores.push_back(std::move(score));
     }
@@ -110,13 +164,8 @@ Json PerfEvalReportToJson(const PerfEvalReport& report) {
     for (const PerfPredictorScore& p : s.scores) {
       Json score = MetricsJson(p.metrics);
       score["predictor"] = p.predictor;
-      Json by_kind = Json::array();
-      for (const PerfKindMetrics& k : p.by_kind) {
-        Json entry = MetricsJson(k.metrics);
-        entry["kind"] = k.kind;
-        by_kind.push_back(entry);
-      }
-      score["by_kind"] = by_kind;
+      score["by_kind"] = GroupsJson(p.by_kind, "kind");
+      if (report.per_operator) score["by_operator"] = GroupsJson(p.by_operator, "op");
       score["fit_s"] = p.fit_s;
       score["predict_s"] = p.predict_s;
       score["details"] = p.details;
@@ -164,17 +213,10 @@ std::string PerfEvalReportToText(const PerfEvalReport& report) {
     const bool several_kinds = std::any_of(s.scores.begin(), s.scores.end(),
                                            [](const auto& p) { return p.by_kind.size() > 1; });
     if (several_kinds) {
-      out += fmt::format("  per kind:\n  {:<14} {:<18} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n",
-                         "predictor", "kind", "ops", "MAPE %", "tau", "top-1", "top-5", "top-10");
-      for (const PerfPredictorScore& p : s.scores) {
-        for (const PerfKindMetrics& k : p.by_kind) {
-          const PerfMetrics& m = k.metrics;
-          out +=
-              fmt::format("  {:<14} {:<18} {:>4} {:>9} {:>6} {:>13} {:>13} {:>13}\n", p.predictor,
-                          k.kind, m.operators, Cell(m.mape, "{:.1f}"), Cell(m.tau.mean, "{:.3f}"),
-                          TopKCell(m.top1), TopKCell(m.top5), TopKCell(m.top10));
-        }
-      }
+      out += GroupTable(s.scores, "kind", 18, &PerfPredictorScore::by_kind);
+    }
+    if (report.per_operator) {
+      out += GroupTable(s.scores, "operator", 0, &PerfPredictorScore::by_operator);
     }
     out += "\n";
   }

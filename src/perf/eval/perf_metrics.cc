@@ -174,21 +174,42 @@ PerfMetrics ScorePredictions(const std::vector<const PerfCorpusRecord*>& records
   return out;
 }
 
-std::vector<PerfKindMetrics> ScorePredictionsByKind(
-    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted) {
-  CheckSizes(records.size(), predicted.size(), "ScorePredictionsByKind");
+namespace {
+
+// The metrics of each group of records, groups sorted by key.
+template <typename Key>
+std::vector<PerfGroupMetrics> ScoreGroups(const std::vector<const PerfCorpusRecord*>& records,
+                                          const std::vector<double>& predicted, Key key,
+                                          const char* what) {
+  CheckSizes(records.size(), predicted.size(), what);
   std::map<std::string, std::pair<std::vector<const PerfCorpusRecord*>, std::vector<double>>>
-      kinds;  // sorted by name
+      groups;
   for (size_t i = 0; i < records.size(); ++i) {
-    auto& [kind_records, kind_predicted] = kinds[records[i]->kind];
-    kind_records.push_back(records[i]);
-    kind_predicted.push_back(predicted[i]);
+    auto& [group_records, group_predicted] = groups[key(*records[i])];
+    group_records.push_back(records[i]);
+    group_predicted.push_back(predicted[i]);
   }
-  std::vector<PerfKindMetrics> out;
-  for (const auto& [kind, side] : kinds) {
-    out.push_back({kind, ScorePredictions(side.first, side.second)});
+  std::vector<PerfGroupMetrics> out;
+  for (const auto& [group, side] : groups) {
+    out.push_back({group, ScorePredictions(side.first, side.second)});
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<PerfGroupMetrics> ScorePredictionsByKind(
+    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted) {
+  return ScoreGroups(
+      records, predicted, [](const PerfCorpusRecord& r) { return r.kind; },
+      "ScorePredictionsByKind");
+}
+
+std::vector<PerfGroupMetrics> ScorePredictionsByOperator(
+    const std::vector<const PerfCorpusRecord*>& records, const std::vector<double>& predicted) {
+  return ScoreGroups(
+      records, predicted, [](const PerfCorpusRecord& r) { return r.op; },
+      "ScorePredictionsByOperator");
 }
 
 }  // namespace glimpse

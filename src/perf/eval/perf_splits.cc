@@ -1,5 +1,5 @@
 // The evaluation splits of glimpse/perf_eval.h: random configurations, held-out operators,
-// held-out models, a held-out operator kind.
+// held-out models, a held-out operator kind, nothing held out.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -139,6 +139,14 @@ PerfSplit SplitHeldOutKind(const PerfCorpus& corpus, const std::string& kind) {
   return split;
 }
 
+PerfSplit SplitNone(const PerfCorpus& corpus) {
+  PerfSplit split;
+  split.name = "none";
+  split.test = OkRecords(corpus);
+  split.note = "nothing held out: every ok record to test, nothing to train";
+  return split;
+}
+
 const std::vector<std::string>& PerfSplitNames() {
   static const std::vector<std::string> names = {"random", "operators", "models"};
   return names;
@@ -154,12 +162,14 @@ PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, doubl
   if (name == "random") return SplitRandom(corpus, test_fraction, seed);
   if (name == "operators") return SplitHeldOutOperators(corpus, test_fraction, seed);
   if (name == "models") return SplitHeldOutModels(corpus, DefaultHeldOutModels());
+  if (name == "none") return SplitNone(corpus);
   const std::string kind_prefix = "kind:";
   if (name.rfind(kind_prefix, 0) == 0) {
     return SplitHeldOutKind(corpus, name.substr(kind_prefix.size()));
   }
-  throw Error("unknown split '" + name +
-              "'; known: random, operators, models, kind:KIND (e.g. kind:depthwise_conv2d), all");
+  throw Error(
+      "unknown split '" + name +
+      "'; known: random, operators, models, kind:KIND (e.g. kind:depthwise_conv2d), none, all");
 }
 
 }  // namespace glimpse

@@ -141,6 +141,7 @@ class RooflinePredictor : public PerfPredictor {
       : profile_(std::move(profile)), calibrated_(calibrated) {}
 
   std::string Name() const override { return calibrated_ ? "roofline-cal" : "roofline"; }
+  bool LearnsFromRecords() const override { return calibrated_; }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
     scales_.clear();
