@@ -1,8 +1,8 @@
 #!/bin/bash
 # Zen 3, 2026-12-02: 16 measurements per operator in rounds of 4 on the roofline-feature model
 # (hardware16), on the log-time model (hardware16-transfer), and choosing between them per
-# operator (hardware16-choose). Ran with seeds 1,2,3 (08:53-09:08 UTC), then again with seeds
-# 4,5,6 (09:10-09:25). The model files: ../../perf_tuning_zen3.md's training commands.
+# operator (hardware16-choose). Ran with seeds 1,2,3, then 4,5,6, 7,8,9 and 10,11,12
+# (08:53-10:43 UTC). The model files: ../../perf_tuning_zen3.md's training commands.
 # From the repository root: bench/results/perf_tuning_zen3/rounds16/run.sh SEEDS OUT
 set -e
 SEEDS=${1:-1,2,3}
