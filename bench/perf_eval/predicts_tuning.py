@@ -13,7 +13,7 @@ Kendall tau, top-1 and top-5 quality (1 / slowdown) on that operator's records. 
 well each offline score orders the pairs by their tuning quality:
 
   - Spearman's rho over every (operator, model) pair;
-  - Kendall's tau across the models within each operator, averaged over operators (does the
+  - Kendall's tau-b across the models within each operator, averaged over operators (does the
     score pick the better model for a given operator?).
 
 A score that predicts tuning has both near 1. --strategy maps a study strategy to the model file
@@ -24,7 +24,10 @@ import argparse
 import json
 import os
 import sys
-from itertools import combinations
+
+# The evaluation's τ-b, shared with the noise ceiling (this folder's noise_ceiling.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from noise_ceiling import kendall_tau_b  # noqa: E402
 
 SCORES = ("tau", "top1", "top5")
 
@@ -57,18 +60,6 @@ def spearman(a, b):
     if va == 0 or vb == 0:
         return None
     return cov / (va * vb) ** 0.5
-
-
-def kendall(a, b):
-    """Kendall's tau-a over the pairs untied on both sides; None when there is none."""
-    concordant = discordant = 0
-    for i, j in combinations(range(len(a)), 2):
-        s = (a[i] - a[j]) * (b[i] - b[j])
-        concordant += s > 0
-        discordant += s < 0
-    if concordant + discordant == 0:
-        return None
-    return (concordant - discordant) / (concordant + discordant)
 
 
 def per_operator_scores(report):
@@ -123,7 +114,7 @@ def agreement(rows, score_key, quality_key):
     within = []
     for op in sorted({r["op"] for r in rows}):
         mine = [r for r in rows if r["op"] == op]
-        k = kendall([r[score_key] for r in mine], [r[quality_key] for r in mine])
+        k = kendall_tau_b([r[score_key] for r in mine], [r[quality_key] for r in mine])
         if k is not None:
             within.append(k)
     mean = sum(within) / len(within) if within else None
