@@ -48,15 +48,33 @@ namespace glimpse {
 // measurement, so that a model is not trained on timings of programs glimpse no longer makes.
 constexpr int kCpuTemplateVersion = 1;
 
+// Floats an NCHWc register tile may hold. 32 AVX-512 registers × 16 lanes: the portable cap, and
+// this machine's with AVX-512 (or when its vector registers are not known).
+constexpr int64_t kPortableRegisterTileFloats = 512;
+// 16 AVX2 registers × 8 lanes, less the one that holds the broadcast input element: a 7 × 16 or
+// 14 × 8 tile fits, a 7 × 32 one (28 registers) does not.
+constexpr int64_t kAvx2RegisterTileFloats = 120;
+// kPortableRegisterTileFloats on an x86 CPU with AVX-512 or on another architecture,
+// kAvx2RegisterTileFloats on an x86 CPU without AVX-512 (the ISA `-march=native` compiles for).
+int64_t HostRegisterTileFloats();
+
 // The schedule space of an operator (knobs are documented in docs/cpu-tuning.md): dense,
 // batch_matmul (dense's tiling plus the batch), conv2d (layout NCHW or the channel-blocked NCHWc,
 // whose weight packing is a prepare step) and depthwise_conv2d (vectorised along the output
 // columns or along a channel block).
-ConfigSpace MakeCpuSpace(const Operator& op);
+//
+// `register_tile_floats` caps the conv2d NCHWc register tile (output columns × channel block, in
+// floats): a tile larger than the vector registers spills, and such configurations only make a
+// search slower. The default, kPortableRegisterTileFloats, is the space every record and corpus
+// of an AVX-512 machine was made in and what code without a machine (the performance model on
+// another machine's records) uses; MakeCpuTask uses HostRegisterTileFloats().
+ConfigSpace MakeCpuSpace(const Operator& op,
+                         int64_t register_tile_floats = kPortableRegisterTileFloats);
 // The scheduled nest of a configuration of MakeCpuSpace(op). Throws Error when the configuration
 // does not instantiate (the Builder turns that into an `instantiation` status).
 LoopNest MakeCpuNest(const Operator& op, const ConfigSpace& space, const Config& config);
-// A Task for this machine: name OperatorToString(op), device CpuDeviceName(), the space above,
+// A Task for this machine: name OperatorToString(op), device CpuDeviceName(), the space above
+// with this machine's register tile (MakeCpuSpace(op, HostRegisterTileFloats())),
 // description OperatorToJson(op) plus {"target": "cpu"}.
 Task MakeCpuTask(const Operator& op);
 // This machine's CPU as records, corpora and model files name it: CpuNameFromCpuinfo of

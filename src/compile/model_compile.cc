@@ -656,7 +656,8 @@ std::string LibraryIdentifier(const std::string& name) {
 }
 
 Json DefaultCpuConfig(const Operator& op, int candidates, uint64_t seed) {
-  const ConfigSpace space = MakeCpuSpace(op);
+  // The library runs here: this machine's space, whose register tiles fit its registers.
+  const ConfigSpace space = MakeCpuSpace(op, HostRegisterTileFloats());
   Rng rng(seed);
   std::optional<MachineProfile> profile;
   try {

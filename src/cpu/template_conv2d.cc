@@ -44,9 +44,11 @@ namespace glimpse::cpu {
 
 namespace {
 constexpr int64_t kMaxAccumulator = 8192;  // floats: 32 KiB of stack per thread
-// floats of the NCHWc register tile: 32 AVX-512 or 64 AVX2 registers' worth, beyond which it
-// spills anyway and the unrolled body only costs compile time.
-constexpr int64_t kMaxRegisterTile = 512;
+// The most floats an NCHWc register tile may have in any space (kPortableRegisterTileFloats, 32
+// AVX-512 registers): beyond it the unrolled body spills anywhere and only costs compile time. A
+// space may cap it lower (MakeCpuSpace's register_tile_floats), to what this machine's vector
+// registers hold; a record's configuration from another machine's space still instantiates.
+constexpr int64_t kMaxRegisterTile = kPortableRegisterTileFloats;
 
 LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config);
 }  // namespace
@@ -60,7 +62,11 @@ bool StridedPointwise(const Conv2dShape& shape) {
 }
 }  // namespace
 
-ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
+ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floats) {
+  if (register_tile_floats < 1 || register_tile_floats > kMaxRegisterTile) {
+    throw Error("conv2d: a register tile cap of " + std::to_string(register_tile_floats) +
+                " floats; accepted: 1 to " + std::to_string(kMaxRegisterTile));
+  }
   ConfigSpace space;
   // Every other shape keeps exactly the knobs and restrictions it always had, so that its space's
   // fingerprint — and the workload key of its records — stays what it was.
@@ -84,12 +90,14 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape) {
                        " or tile_k_1 * tile_k_2 * tile_oh_1 * tile_ow_1 * "
                        "tile_ow_2 <= " +
                        std::to_string(kMaxAccumulator));
-  // order_4 == 4: k1 is the last of the order, so a dimension of the register tile.
+  // order_4 == 4: k1 is the last of the order, so a dimension of the register tile. The portable
+  // cap's text is what every space had before the cap followed the machine, so AVX-512 machines
+  // keep their workload keys.
   space.AddRestriction(
-      "layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " + std::to_string(kMaxRegisterTile) +
+      "layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " + std::to_string(register_tile_floats) +
       " and (order_4 != 4 or tile_k_1 * "
       "tile_ow_2 * tile_k_2 <= " +
-      std::to_string(kMaxRegisterTile) + ")");
+      std::to_string(register_tile_floats) + ")");
   return space;
 }
 

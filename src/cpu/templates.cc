@@ -37,9 +37,20 @@ OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, i
 
 }  // namespace cpu
 
-ConfigSpace MakeCpuSpace(const Operator& op) {
+int64_t HostRegisterTileFloats() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (!__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx")) {
+    return kAvx2RegisterTileFloats;
+  }
+#endif
+  return kPortableRegisterTileFloats;
+}
+
+ConfigSpace MakeCpuSpace(const Operator& op, int64_t register_tile_floats) {
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
-  if (const auto* c = std::get_if<Conv2dShape>(&op)) return cpu::MakeConv2dSpace(*c);
+  if (const auto* c = std::get_if<Conv2dShape>(&op)) {
+    return cpu::MakeConv2dSpace(*c, register_tile_floats);
+  }
   if (const auto* d = std::get_if<DepthwiseConv2dShape>(&op)) return cpu::MakeDepthwiseSpace(*d);
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) return cpu::MakeBatchMatmulSpace(*b);
   throw NoTemplateError("no CPU template for operator '" + OperatorName(op) + "' yet");
@@ -63,7 +74,7 @@ Task MakeCpuTask(const Operator& op) {
   Json json = OperatorToJson(op);
   task.name = OperatorToString(op);
   task.device = CpuDeviceName();
-  task.space = MakeCpuSpace(op);
+  task.space = MakeCpuSpace(op, HostRegisterTileFloats());
   json["target"] = "cpu";
   task.description = json;
   return task;

@@ -238,6 +238,72 @@ TEST(CpuTemplates, BlockedConv2dKeepsARegisterTileAndPreparesTheWeight) {
   EXPECT_TRUE(task.space.IsValid(task.space.ConfigFromJson(knobs)));
 }
 
+TEST(CpuTemplates, RegisterTileCapFollowsTheMachine) {
+  const Operator op =
+      ParseOperator("conv2d:N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1,bias=1");
+  const ConfigSpace portable = MakeCpuSpace(op);
+  const ConfigSpace avx2 = MakeCpuSpace(op, kAvx2RegisterTileFloats);
+  // The portable space's restriction is the text every earlier space had (its workload keys).
+  EXPECT_NE(portable.restrictions().back().find("tile_ow_2 * tile_k_2 <= 512"), std::string::npos)
+      << portable.restrictions().back();
+  EXPECT_NE(portable.Fingerprint(), avx2.Fingerprint());
+  EXPECT_EQ(MakeCpuTask(op).space.Fingerprint(),
+            MakeCpuSpace(op, HostRegisterTileFloats()).Fingerprint());
+  // Only conv2d has a register tile: the other templates' spaces do not depend on the cap.
+  const Operator dense = ParseOperator("dense:M=1,N=1000,K=512,bias=1");
+  EXPECT_EQ(MakeCpuSpace(dense).Fingerprint(),
+            MakeCpuSpace(dense, kAvx2RegisterTileFloats).Fingerprint());
+
+  Json knobs = {{"layout", "NCHWc"},    {"tile_k", {8, 1, 16}}, {"tile_oh", {14, 2}},
+                {"tile_ow", {4, 1, 7}}, {"tile_c", {16, 8}},    {"order", {0, 2, 3, 1, 4}},
+                {"parallel", "k_oh"},   {"vectorize", 1},       {"unroll", 1},
+                {"padding", "copy"}};
+  // 7 columns × 16 channels: 14 ymm accumulators and the broadcast fit in 16 AVX2 registers.
+  EXPECT_TRUE(avx2.IsValid(avx2.ConfigFromJson(knobs)));
+  // 7 × 32: 28 ymm accumulators spill on AVX2; 14 zmm fit with AVX-512.
+  knobs["tile_k"] = {4, 1, 32};
+  EXPECT_FALSE(avx2.IsValid(avx2.ConfigFromJson(knobs)));
+  EXPECT_TRUE(portable.IsValid(portable.ConfigFromJson(knobs)));
+  // A record of such a tile from another machine still instantiates in this machine's space.
+  EXPECT_NO_THROW(MakeCpuNest(op, avx2, avx2.ConfigFromJson(knobs)).Validate());
+  // k1 last in the order multiplies the tile (2 × 7 × 16 spills on AVX2); elsewhere it does not.
+  knobs["tile_k"] = {4, 2, 16};
+  knobs["order"] = {4, 0, 2, 3, 1};
+  EXPECT_TRUE(avx2.IsValid(avx2.ConfigFromJson(knobs)));
+  knobs["order"] = {0, 2, 3, 1, 4};
+  EXPECT_FALSE(avx2.IsValid(avx2.ConfigFromJson(knobs)));
+  // The plain layout has no register tile.
+  knobs["layout"] = "NCHW";
+  EXPECT_TRUE(avx2.IsValid(avx2.ConfigFromJson(knobs)));
+
+  // Every blocked configuration an AVX2 search can draw fits; the portable space draws larger ones.
+  Rng rng(3);
+  auto largest_tile = [&](const ConfigSpace& space) {
+    int64_t largest = 0;
+    for (int i = 0; i < 400; ++i) {
+      const Json c = space.ConfigToJson(*space.SampleValid(rng));
+      if (c["layout"] == "NCHW") continue;
+      const bool k1_in_tile = c["order"][4] == 4;
+      const int64_t tile = c["tile_ow"][2].get<int64_t>() * c["tile_k"][2].get<int64_t>() *
+                           (k1_in_tile ? c["tile_k"][1].get<int64_t>() : 1);
+      largest = std::max(largest, tile);
+    }
+    return largest;
+  };
+  EXPECT_LE(largest_tile(avx2), kAvx2RegisterTileFloats);
+  EXPECT_GT(largest_tile(portable), kAvx2RegisterTileFloats);
+
+  for (int64_t bad : {0, 513}) {
+    try {
+      MakeCpuSpace(op, bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("accepted: 1 to 512"), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 TEST(CpuTemplates, DepthwiseVectorAxisPicksTheLayout) {
   Operator op = ParseOperator("depthwise_conv2d:N=1,C=32,H=14,W=14,R=3,S=3,stride=2,pad=1");
   Task task = MakeCpuTask(op);
