@@ -63,11 +63,12 @@ int64_t HostRegisterTileFloats();
 // whose weight packing is a prepare step) and depthwise_conv2d (vectorised along the output
 // columns or along a channel block).
 //
-// `register_tile_floats` caps the conv2d NCHWc register tile (output columns × channel block, in
-// floats): a tile larger than the vector registers spills, and such configurations only make a
-// search slower. The default, kPortableRegisterTileFloats, is the space every record and corpus
-// of an AVX-512 machine was made in and what code without a machine (the performance model on
-// another machine's records) uses; MakeCpuTask uses HostRegisterTileFloats().
+// `register_tile_floats` (1..512, else Error) caps the conv2d NCHWc register tile (output columns
+// × channel block, in floats): a tile larger than the vector registers spills and is slow to
+// compile, though on weight-heavy layers it can still be the fastest (bench/results/
+// cpu_resnet18_zen3.md). The default, kPortableRegisterTileFloats, is the space every record and
+// corpus of an AVX-512 machine was made in and what code without a machine (the performance model
+// on another machine's records) uses; MakeCpuTask uses HostRegisterTileFloats().
 ConfigSpace MakeCpuSpace(const Operator& op,
                          int64_t register_tile_floats = kPortableRegisterTileFloats);
 // The scheduled nest of a configuration of MakeCpuSpace(op). Throws Error when the configuration

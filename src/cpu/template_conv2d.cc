@@ -63,10 +63,6 @@ bool StridedPointwise(const Conv2dShape& shape) {
 }  // namespace
 
 ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floats) {
-  if (register_tile_floats < 1 || register_tile_floats > kMaxRegisterTile) {
-    throw Error("conv2d: a register tile cap of " + std::to_string(register_tile_floats) +
-                " floats; accepted: 1 to " + std::to_string(kMaxRegisterTile));
-  }
   ConfigSpace space;
   // Every other shape keeps exactly the knobs and restrictions it always had, so that its space's
   // fingerprint — and the workload key of its records — stays what it was.

@@ -34,7 +34,7 @@ ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
 ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape);
 LoopNest MakeBatchMatmulNest(const BatchMatmulShape& shape, const ConfigView& config);
-// `register_tile_floats` caps the NCHWc register tile (MakeCpuSpace).
+// `register_tile_floats` caps the NCHWc register tile (MakeCpuSpace checks its range).
 ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floats);
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config);
 ConfigSpace MakeDepthwiseSpace(const DepthwiseConv2dShape& shape);

@@ -47,6 +47,11 @@ int64_t HostRegisterTileFloats() {
 }
 
 ConfigSpace MakeCpuSpace(const Operator& op, int64_t register_tile_floats) {
+  // Checked for every operator, not only those with a register tile: a bad cap is a caller's error.
+  if (register_tile_floats < 1 || register_tile_floats > kPortableRegisterTileFloats) {
+    throw Error("a register tile cap of " + std::to_string(register_tile_floats) +
+                " floats; accepted: 1 to " + std::to_string(kPortableRegisterTileFloats));
+  }
   if (const auto* d = std::get_if<DenseShape>(&op)) return cpu::MakeDenseSpace(*d);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) {
     return cpu::MakeConv2dSpace(*c, register_tile_floats);

@@ -301,6 +301,14 @@ TEST(CpuTemplates, RegisterTileCapFollowsTheMachine) {
       EXPECT_NE(std::string(error.what()).find("accepted: 1 to 512"), std::string::npos)
           << error.what();
     }
+    // Refused for every operator, also one whose space has no register tile.
+    try {
+      MakeCpuSpace(dense, bad);
+      ADD_FAILURE() << "dense " << bad;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("accepted: 1 to 512"), std::string::npos)
+          << error.what();
+    }
   }
 }
 
