@@ -16,6 +16,9 @@
 //   - Transfer learning (AutoTVM load_history): with at least min_seed_records history records, a
 //     base model is fitted on them (400 rounds, early stop 100, a-recall@2·plan_size), the first
 //     plan is made from it, and later models add its discounted prediction as base margin.
+//   - budget_rounds N (0 by default, as AutoTVM; 4 for the registered "xgb-rounds"): the plan is
+//     sized to the run's measurement budget, so that the model is fitted about N times within it
+//     (see XgbTunerOptions::budget_rounds).
 //   - Validity-driven initialisation (validity_init, Rieber et al., see below and
 //     src/model/rieber_init.h): at Init, presampling classifies min(n_samples, |S|)
 //     configurations with the context's validity checker (checks, not measurements); the first
@@ -44,7 +47,13 @@
 namespace glimpse {
 
 struct XgbTunerOptions {
-  int plan_size = 64;                 // measurements per refit and plan
+  int plan_size = 64;  // measurements per refit and plan
+  // 0 (AutoTVM): plan_size as given. N ≥ 1: the plan is sized to the run's measurement budget B
+  // (TuningContext::max_measurements), ceil(B / N) but at least 8 and at most plan_size, so that
+  // the model is fitted N times or so within the budget. With AutoTVM's plan of 64, a run of 64
+  // measurements or fewer is all random picks (the first fit comes after 64), and most tasks of a
+  // model's global budget get fewer than that. No budget (a time budget alone): plan_size.
+  int budget_rounds = 0;
   std::string loss_type = "rank";     // "rank" (rank:pairwise) or "reg" (reg:squarederror)
   std::string feature_type = "knob";  // "knob" or "index", see XgbCostModelOptions
   int num_threads = 1;                // XGBoost threads; 0: every core (see cost_model.h)
@@ -87,10 +96,14 @@ struct XgbTunerOptions {
   int e0_size = 50;      // the first measured batch E0
   int e0_valid = 25;     // valid members of E0 at most (the rest invalid where there are enough)
 
-  // Keys: plan_size, loss_type, feature_type, num_threads, optimizer, diversity_filter_ratio,
-  // log_interval, sa_parallel_size, sa_n_iter, sa_early_stop, min_seed_records, pretrained,
-  // validity_init, n_parallel, n_samples, e0_size, e0_valid. Unknown keys and bad values are an
-  // Error naming the tuner, the key and what is accepted. `tuner_name` is used in those messages.
+  // The plan size of a run with this measurement budget (see budget_rounds).
+  int PlanSizeForBudget(int64_t max_measurements) const;
+
+  // Keys: plan_size, budget_rounds, loss_type, feature_type, num_threads, optimizer,
+  // diversity_filter_ratio, log_interval, sa_parallel_size, sa_n_iter, sa_early_stop,
+  // min_seed_records, pretrained, validity_init, n_parallel, n_samples, e0_size, e0_valid. Unknown
+  // keys and bad values are an Error naming the tuner, the key and what is accepted. `tuner_name`
+  // is used in those messages.
   static XgbTunerOptions FromJson(const Json& options, const std::string& tuner_name = "xgb");
   void Validate(const std::string& tuner_name = "xgb") const;
 };
@@ -99,7 +112,8 @@ struct XgbTunerOptions {
 // plan_size)), shared by the xgb and Chameleon tuners.
 inline size_t PlanRandomTail(int plan_size) { return static_cast<size_t>(0.05 * plan_size); }
 
-// The XGBoost tuner. Name() is "xgb" for rank loss and "xgb-reg" for regression loss.
+// The XGBoost tuner. Name() is "xgb-reg" for regression loss; for rank loss "xgb-rounds" with
+// budget_rounds ≥ 1 and "xgb" without (AutoTVM's).
 std::unique_ptr<Tuner> MakeXgbTuner(const XgbTunerOptions& options = {});
 
 // ---- Learning from other devices' records (TargetKnowledge::history; AutoTVM's load_history)
@@ -117,7 +131,8 @@ std::unique_ptr<CostModel> FitHistoryModel(const ConfigSpace& space, const Trans
                                            XgbCostModelOptions options, const std::string& tuner,
                                            size_t min_records = 0);
 
-// Registers "xgb" (rank loss), "xgb-reg" (regression loss), "chameleon" and "dgp"
+// Registers "xgb" (rank loss), "xgb-rounds" (rank loss, budget_rounds 4: glimpse's pacing, not
+// AutoTVM's), "xgb-reg" (regression loss), "chameleon" and "dgp"
 // (glimpse/dgp_tuner.h) in the tuner registry.
 // Idempotent: later calls do nothing. The command line calls it at startup.
 void RegisterModelTuners();

@@ -56,6 +56,9 @@ struct TuningContext {
   const Task* task = nullptr;  // outlives the tuner
   uint64_t seed = 0;
   TargetKnowledge knowledge;
+  // The run's measurement budget (TuneOptions::max_measurements, resumed records included); 0
+  // when only a time budget limits it. A strategy may pace itself by it (xgb's budget_rounds).
+  int64_t max_measurements = 0;
 };
 
 class Tuner {

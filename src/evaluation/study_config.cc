@@ -117,10 +117,11 @@ StudyStrategy ParseStrategy(const Parser& parser, const Json& json, const std::s
   if (strategy.options.contains("validity_init") && strategy.options["validity_init"] == true) {
     strategy.validity_init = true;
   }
-  if (strategy.validity_init && strategy.tuner != "xgb" && strategy.tuner != "xgb-reg") {
-    parser.Fail(
-        field + ".validity_init",
-        "validity-driven initialisation needs tuner xgb or xgb-reg (got '" + strategy.tuner + "')");
+  if (strategy.validity_init && strategy.tuner != "xgb" && strategy.tuner != "xgb-reg" &&
+      strategy.tuner != "xgb-rounds") {
+    parser.Fail(field + ".validity_init",
+                "validity-driven initialisation needs tuner xgb, xgb-rounds or xgb-reg (got '" +
+                    strategy.tuner + "')");
   }
   if (json.contains("transfer")) {
     strategy.transfer = parser.String(json["transfer"], field + ".transfer");

@@ -95,7 +95,7 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
     summary.tuner_s += SecondsSince(before);
   };
 
-  tuner.Init(TuningContext{&task, options.seed, options.knowledge});
+  tuner.Init(TuningContext{&task, options.seed, options.knowledge, options.max_measurements});
   const std::string workload_key = task.WorkloadKey();
   if (database != nullptr) {
     database->PutWorkload({workload_key, task.name, task.description, space.ToJson()});

@@ -1,4 +1,5 @@
 // XgbTunerOptions from the command line's JSON and their validation.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,12 @@ XgbTunerOptions ApplyJsonOptions(XgbTunerOptions options, const Json& json,
                                  const std::string& tuner_name) {
   tuner::CheckOptionKeys(
       json, tuner_name,
-      {"diversity_filter_ratio", "e0_size", "e0_valid", "feature_type", "log_interval", "loss_type",
-       "min_seed_records", "n_parallel", "n_samples", "num_threads", "optimizer", "plan_size",
-       "pretrained", "sa_early_stop", "sa_n_iter", "sa_parallel_size", "validity_init"});
+      {"budget_rounds", "diversity_filter_ratio", "e0_size", "e0_valid", "feature_type",
+       "log_interval", "loss_type", "min_seed_records", "n_parallel", "n_samples", "num_threads",
+       "optimizer", "plan_size", "pretrained", "sa_early_stop", "sa_n_iter", "sa_parallel_size",
+       "validity_init"});
   options.plan_size = IntValue(json, tuner_name, "plan_size", options.plan_size);
+  options.budget_rounds = IntValue(json, tuner_name, "budget_rounds", options.budget_rounds);
   options.num_threads = IntValue(json, tuner_name, "num_threads", options.num_threads);
   options.log_interval = IntValue(json, tuner_name, "log_interval", options.log_interval);
   options.sa_parallel_size =
@@ -83,6 +86,15 @@ XgbTunerOptions XgbTunerOptions::FromJson(const Json& options, const std::string
   return model::ApplyJsonOptions(XgbTunerOptions{}, options, tuner_name);
 }
 
+int XgbTunerOptions::PlanSizeForBudget(int64_t max_measurements) const {
+  // A plan shorter than this gives the model too few new points per fit to be worth one.
+  constexpr int64_t kShortestBudgetPlan = 8;
+  if (budget_rounds <= 0 || max_measurements <= 0) return plan_size;
+  const int64_t round = (max_measurements + budget_rounds - 1) / budget_rounds;
+  return static_cast<int>(
+      std::min<int64_t>(plan_size, std::max<int64_t>(round, kShortestBudgetPlan)));
+}
+
 void XgbTunerOptions::Validate(const std::string& tuner_name) const {
   const std::string prefix = "tuner '" + tuner_name + "': option '";
   auto at_least = [&](const char* key, int value, int minimum) {
@@ -92,6 +104,7 @@ void XgbTunerOptions::Validate(const std::string& tuner_name) const {
     }
   };
   at_least("plan_size", plan_size, 1);
+  at_least("budget_rounds", budget_rounds, 0);
   at_least("num_threads", num_threads, 0);
   at_least("log_interval", log_interval, 0);
   at_least("sa_parallel_size", sa_parallel_size, 1);

@@ -272,6 +272,7 @@ TEST_F(CliCpuTest, EveryRegisteredTunerTunesACpuSpace) {
   const std::map<std::string, std::vector<std::string>> options = {
       {"xgb", {"plan_size=4", "sa_n_iter=40"}},
       {"xgb-reg", {"plan_size=4", "sa_n_iter=40"}},
+      {"xgb-rounds", {"plan_size=4", "sa_n_iter=40"}},  // plan_size bounds the paced plan
       {"chameleon", {"plan_size=4", "sa_n_iter=40", "k_min=2"}},
       {"ga", {"population=6", "elite=2"}},
   };

@@ -144,6 +144,7 @@ TEST_F(CliCudaTest, EveryRegisteredTunerRunsInBuildOnlyMode) {
   const std::map<std::string, std::vector<std::string>> options = {
       {"xgb", {"plan_size=4", "sa_n_iter=40"}},
       {"xgb-reg", {"plan_size=4", "sa_n_iter=40"}},
+      {"xgb-rounds", {"plan_size=4", "sa_n_iter=40"}},  // plan_size bounds the paced plan
       {"chameleon", {"plan_size=4", "sa_n_iter=40", "k_min=2"}},
       {"ga", {"population=4", "elite=2"}},
   };

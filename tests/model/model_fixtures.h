@@ -146,10 +146,13 @@ inline double MeanOkTime(const BowlDevice& device, const std::vector<Config>& co
   return ok ? sum / ok : INFINITY;
 }
 
-// Proposes/observes until `budget` measurements; returns every proposal in order.
+// Proposes/observes until `budget` measurements; returns every proposal in order. With
+// `tell_budget`, the tuner is told the budget at Init (TuningContext::max_measurements), as
+// Tune() tells it.
 inline std::vector<Config> Drive(Tuner& tuner, const Task& task, const BowlDevice& device,
-                                 uint64_t seed, size_t batch, size_t budget) {
-  tuner.Init(task, seed);
+                                 uint64_t seed, size_t batch, size_t budget,
+                                 bool tell_budget = false) {
+  tuner.Init(TuningContext{&task, seed, {}, tell_budget ? static_cast<int64_t>(budget) : 0});
   std::vector<Config> all;
   while (all.size() < budget) {
     std::vector<Config> configs = tuner.Propose(std::min(batch, budget - all.size()));

@@ -114,6 +114,38 @@ TEST(XgbTunerTest, BeatsRandomSearchOnASmoothSpace) {
   EXPECT_LT(xgb_median, 1.05);
 }
 
+// AutoTVM's plan of 64 fits no model within a run of 64: every pick is random. xgb-rounds sizes
+// the plan to the budget it is told (16 of 64), so the last picks of the run come from a model
+// fitted on the first 48 and are much faster than random ones; told no budget, it is AutoTVM's
+// tuner exactly.
+TEST(XgbTunerTest, BudgetRoundsFitTheModelWithinASmallBudget) {
+  RegisterModelTuners();
+  Task task = model_testing::MakeTask(BowlSpace());
+  BowlDevice device(BowlDevice::DefaultTarget());
+  std::vector<double> rounds_last, autotvm_last;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto rounds = MakeTuner("xgb-rounds");
+    auto autotvm = MakeTuner("xgb");
+    std::vector<Config> a = Drive(*rounds, task, device, seed, 16, 64, /*tell_budget=*/true);
+    std::vector<Config> b = Drive(*autotvm, task, device, seed, 16, 64, /*tell_budget=*/true);
+    ASSERT_EQ(a.size(), 64u);
+    ASSERT_EQ(b.size(), 64u);
+    // The first 16 are the same random picks; after the first fit they part.
+    EXPECT_TRUE(std::equal(a.begin(), a.begin() + 16, b.begin()));
+    EXPECT_FALSE(std::equal(a.begin() + 16, a.end(), b.begin() + 16));
+    rounds_last.push_back(model_testing::MeanOkTime(device, {a.end() - 16, a.end()}));
+    autotvm_last.push_back(model_testing::MeanOkTime(device, {b.end() - 16, b.end()}));
+
+    auto untold = MakeTuner("xgb-rounds");
+    auto autotvm_again = MakeTuner("xgb");
+    EXPECT_EQ(Drive(*untold, task, device, seed, 16, 64),
+              Drive(*autotvm_again, task, device, seed, 16, 64));
+  }
+  std::cout << "mean time of measurements 49-64, median of 5 seeds: xgb-rounds "
+            << Median(rounds_last) << ", xgb " << Median(autotvm_last) << "\n";
+  EXPECT_LT(Median(rounds_last), 0.7 * Median(autotvm_last));
+}
+
 TEST(XgbTunerTest, TransferFromARelatedDeviceImprovesTheFirstBatch) {
   Task task = model_testing::MakeTask(BowlSpace());
   BowlDevice device(BowlDevice::DefaultTarget());
@@ -210,6 +242,26 @@ TEST(XgbTunerOptionsTest, FromJsonReadsKeysAndNamesBadOnes) {
   EXPECT_NE(message_of({{"plan_size", 0}}).find("plan_size"), std::string::npos);
 }
 
+TEST(XgbTunerOptionsTest, PlanSizeForBudgetIsAQuarterWithinBounds) {
+  XgbTunerOptions autotvm;
+  EXPECT_EQ(autotvm.PlanSizeForBudget(64), 64);  // budget_rounds 0: AutoTVM's plan as given
+  XgbTunerOptions rounds = XgbTunerOptions::FromJson({{"budget_rounds", 4}});
+  EXPECT_EQ(rounds.budget_rounds, 4);
+  EXPECT_EQ(rounds.PlanSizeForBudget(64), 16);
+  EXPECT_EQ(rounds.PlanSizeForBudget(65), 17);    // rounded up: four plans cover the budget
+  EXPECT_EQ(rounds.PlanSizeForBudget(20), 8);     // never shorter than 8
+  EXPECT_EQ(rounds.PlanSizeForBudget(1000), 64);  // never longer than plan_size
+  EXPECT_EQ(rounds.PlanSizeForBudget(0), 64);     // no measurement budget: plan_size
+  rounds.plan_size = 4;
+  EXPECT_EQ(rounds.PlanSizeForBudget(64), 4);  // a plan_size below 8 still bounds it
+  try {
+    XgbTunerOptions::FromJson({{"budget_rounds", -1}});
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("budget_rounds' must be ≥ 0"), std::string::npos);
+  }
+}
+
 TEST(XgbTunerRegistryTest, RegistersXgbAndXgbRegOnce) {
   RegisterModelTuners();
   RegisterModelTuners();  // idempotent
@@ -218,6 +270,9 @@ TEST(XgbTunerRegistryTest, RegistersXgbAndXgbRegOnce) {
   EXPECT_NE(std::find(known.begin(), known.end(), "xgb-reg"), known.end());
   EXPECT_EQ(MakeTuner("xgb")->Name(), "xgb");
   EXPECT_EQ(MakeTuner("xgb-reg")->Name(), "xgb-reg");
+  EXPECT_EQ(MakeTuner("xgb-rounds")->Name(), "xgb-rounds");
+  EXPECT_EQ(MakeTuner("xgb", {{"budget_rounds", 4}})->Name(), "xgb-rounds");
+  EXPECT_EQ(MakeTuner("xgb-rounds", {{"budget_rounds", 0}})->Name(), "xgb");
   EXPECT_EQ(MakeTuner("xgb", {{"loss_type", "reg"}})->Name(), "xgb-reg");
   try {
     MakeTuner("xgb-reg", {{"plan", 1}});

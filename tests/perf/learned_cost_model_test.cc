@@ -193,6 +193,13 @@ TEST(LearnedCostModelTest, HardwareBudgetMeasuresInRounds) {
   EXPECT_EQ(eight["tuner_options"]["plan_size"], 2);
   ASSERT_EQ(eight["tasks"].size(), 1u);
   EXPECT_EQ(eight["tasks"][0]["measurements"], 8);
+  // xgb-rounds would size its plan from the budget again: the rounds are the plan instead.
+  const Json paced = run_with("--tuner xgb-rounds --hardware-budget 8");
+  EXPECT_EQ(paced["tuner"], "xgb-rounds");
+  EXPECT_EQ(paced["tuner_options"]["plan_size"], 2);
+  EXPECT_EQ(paced["tuner_options"]["budget_rounds"], 0);
+  ASSERT_EQ(paced["tasks"].size(), 1u);
+  EXPECT_EQ(paced["tasks"][0]["measurements"], 8);
 }
 
 TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {

@@ -124,6 +124,8 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
   if (!plan_given) {
     out.tuner_options.push_back(
         fmt::format("plan_size={}", PlanSizeForRounds(round, flags.hardware_budget)));
+    // The rounds are the plan: xgb-rounds must not size it again from the budget.
+    if (out.tuner == "xgb-rounds") out.tuner_options.push_back("budget_rounds=0");
   }
   return out;
 }
