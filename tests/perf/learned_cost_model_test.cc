@@ -233,7 +233,7 @@ TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
             std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --tuner ga")
                 .find("--cost-model needs a strategy that starts from a pretrained model (xgb, "
-                      "xgb-reg); --tuner is 'ga'"),
+                      "xgb-reg, xgb-rounds); --tuner is 'ga'"),
             std::string::npos);
   EXPECT_NE(error_of("--cost-model " + dir + "/missing.json --tuner xgb").find("--cost-model: "),
             std::string::npos);
