@@ -58,8 +58,8 @@ namespace {
 
 // xgb-rounds: four fits within the budget, as --hardware-budget's rounds (tools/glimpse/
 // tune_learned.cc). On ResNet-18 at 64 measurements a task, plans of 16 moved the measurements
-// off the NCHW layout that never won (52 % of the first 16, 3 % of the last) where AutoTVM's plan
-// of 64 kept half of them there (bench/results/cpu_resnet18_zen3.md).
+// off the NCHW layout that never won (52 % of the first 16; 3 % and 22 % of the last, two seeds)
+// where AutoTVM's plan of 64 kept half of them there (bench/results/cpu_resnet18_zen3.md).
 constexpr int kBudgetRoundsOfXgbRounds = 4;
 // Seeds of the planner's and the models' random streams, apart from the tuner's own.
 constexpr uint64_t kBaseModelSeedSalt = 0x5a17'0002;
