@@ -117,15 +117,17 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
           : std::min(kMaxRoundSize,
                      (flags.hardware_budget + kHardwareBudgetRounds - 1) / kHardwareBudgetRounds);
   out.batch = static_cast<int>(round);
-  bool plan_given = false;
+  bool plan_given = false, pacing_given = false;
   for (const std::string& pair : flags.tuner_options) {
     if (pair.rfind("plan_size=", 0) == 0) plan_given = true;
+    if (pair.rfind("budget_rounds=", 0) == 0) pacing_given = true;
   }
   if (!plan_given) {
     out.tuner_options.push_back(
         fmt::format("plan_size={}", PlanSizeForRounds(round, flags.hardware_budget)));
-    // The rounds are the plan: xgb-rounds must not size it again from the budget.
-    if (out.tuner == "xgb-rounds") out.tuner_options.push_back("budget_rounds=0");
+    // The rounds are the plan: no strategy (xgb-rounds, or xgb given budget_rounds) may size it
+    // again from the budget.
+    if (!pacing_given) out.tuner_options.push_back("budget_rounds=0");
   }
   return out;
 }
