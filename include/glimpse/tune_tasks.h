@@ -40,6 +40,8 @@ struct TaskOutcome {
   // configurations were measured first, and how many records the strategy got as history.
   std::vector<size_t> siblings;
   int64_t sibling_seeds = 0;
+  // Template seeds (TuneTasksOptions::template_seeds) measured first, before the siblings'.
+  int64_t template_seeds = 0;
   int64_t history_records = 0;
   // The sibling sweep (TuneTasksOptions::sibling_sweep): the siblings whose configurations were
   // measured, how many were new to this task, and its best time before them (seconds).
@@ -89,6 +91,10 @@ struct TuneTasksOptions {
   //     a history of fewer than min_seed_records).
   int sibling_seeds = 8;
   bool sibling_history = true;
+  // The target's template seeds of a task (glimpse/cpu_seeds.h: the configurations its
+  // template's author would try first on this machine), measured first, whatever the strategy,
+  // before the siblings' seeds (a configuration in both is measured once); unset: none.
+  std::function<std::vector<Config>(const Task& tuned)> template_seeds;
   // The seeds flow forward only: the first task of a group never sees what its siblings found
   // after it. Once every task is tuned, each task with epilogue siblings (earlier or later)
   // measures the `sibling_sweep` fastest configurations of each that it has not measured itself

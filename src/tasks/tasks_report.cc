@@ -62,6 +62,7 @@ Json TasksReportToJson(const TasksReport& report) {
         outcome.workload_key.empty() ? Json(nullptr) : Json(outcome.workload_key);
     task["budget"] = outcome.budget;
     if (!outcome.error.empty()) task["error"] = outcome.error;
+    if (outcome.template_seeds > 0) task["template_seeds"] = outcome.template_seeds;
     if (!outcome.siblings.empty()) {
       Json from = Json::array();
       for (size_t j : outcome.siblings) from.push_back(j + 1);

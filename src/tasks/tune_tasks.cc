@@ -267,14 +267,24 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
     }
     const Task task = target.MakeTask(outcome.task.op);
     TuneOptions task_options = options.tune;
+    if (options.template_seeds) {
+      task_options.seed_configs = options.template_seeds(task);
+      outcome.template_seeds = static_cast<int64_t>(task_options.seed_configs.size());
+    }
     const bool history_wanted = options.sibling_history && traits.learns_from_history;
     if ((options.sibling_seeds > 0 || history_wanted) && database != nullptr) {
       TransferHistory records =
           SiblingHistory(tasks, i, task.space, task.device, *database, outcome.siblings);
       if (options.sibling_seeds > 0) {
-        task_options.seed_configs =
-            FastestDistinct(records, static_cast<size_t>(options.sibling_seeds));
-        outcome.sibling_seeds = static_cast<int64_t>(task_options.seed_configs.size());
+        for (Config& config :
+             FastestDistinct(records, static_cast<size_t>(options.sibling_seeds))) {
+          if (std::find(task_options.seed_configs.begin(), task_options.seed_configs.end(),
+                        config) != task_options.seed_configs.end()) {
+            continue;  // a template seed too: measured once
+          }
+          task_options.seed_configs.push_back(std::move(config));
+          ++outcome.sibling_seeds;
+        }
       }
       if (history_wanted) {
         outcome.history_records = static_cast<int64_t>(records.size());
@@ -284,6 +294,10 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
     if (options.log != nullptr) {
       *options.log << fmt::format("{} (weight {}", where, outcome.task.weight)
                    << (outcome.budget > 0 ? fmt::format(", budget {}", outcome.budget) : "")
+                   << (outcome.template_seeds > 0
+                           ? fmt::format(", {} template seed{} first", outcome.template_seeds,
+                                         outcome.template_seeds > 1 ? "s" : "")
+                           : "")
                    << SiblingsNote(outcome) << ")\n";
     }
     task_options.max_measurements = outcome.budget;

@@ -347,6 +347,54 @@ TEST(TuneTasksTest, EpilogueSiblingsOfEarlierTasksSeedAndInformLaterOnes) {
   std::filesystem::remove_all(dir);
 }
 
+// Template seeds come first, whatever the strategy, then the siblings' seeds without those
+// already measured as template seeds; the log line and the report say how many.
+TEST(TuneTasksTest, TemplateSeedsAreMeasuredFirstAndASiblingSeedAmongThemOnlyOnce) {
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-template-seeds");
+  FakeTarget target;
+  const std::vector<ModelLayer> layers = {
+      {"fc", ParseOperator("dense:M=1,N=16,K=32")},
+      {"fc_relu", ParseOperator("dense:M=1,N=16,K=32,bias=1,relu=1")}};
+  std::vector<TaskOutcome> tasks = PlanTasks(target, layers);
+  tasks[0].budget = 4;
+  tasks[1].budget = 5;
+  Database database(dir + "/seeds.db");
+  TuneTasksOptions options;
+  options.tuner = "grid";
+  options.tune.batch_size = 2;
+  options.tune.progress = ProgressMode::kQuiet;
+  options.work_dir = dir;
+  options.sibling_seeds = 2;
+  options.sibling_sweep = 0;
+  std::vector<std::string> asked;
+  options.template_seeds = [&](const Task& tuned) {
+    asked.push_back(tuned.name);
+    // Tiles 32 and 8 (indices 5 and 3 of the ordered knob).
+    return std::vector<Config>{tuned.space.FromDenseIndex(5), tuned.space.FromDenseIndex(3)};
+  };
+  std::ostringstream log;
+  options.log = &log;
+  TuneTasks(target, tasks, options, &database);
+  EXPECT_EQ(asked.size(), 2u);
+  // Task 1: the two seeds, then the grid's first two (tiles 1, 2).
+  EXPECT_EQ(TilesMeasured(target, dir + "/seeds.db", tasks[0]),
+            (Tiles{{32, "seed"}, {8, "seed"}, {1, "grid"}, {2, "grid"}}));
+  EXPECT_EQ(tasks[0].template_seeds, 2);
+  // Task 2: the template seeds 32 and 8, then of its sibling's two fastest (32, 8) none again;
+  // then the grid.
+  EXPECT_EQ(TilesMeasured(target, dir + "/seeds.db", tasks[1]),
+            (Tiles{{32, "seed"}, {8, "seed"}, {1, "grid"}, {2, "grid"}, {4, "grid"}}));
+  EXPECT_EQ(tasks[1].template_seeds, 2);
+  EXPECT_EQ(tasks[1].sibling_seeds, 0);
+  EXPECT_NE(log.str().find("(weight 1, budget 4, 2 template seeds first)"), std::string::npos)
+      << log.str();
+  TasksReport report;
+  report.tasks = tasks;
+  const Json json = TasksReportToJson(report);
+  EXPECT_EQ(json["tasks"][0]["template_seeds"], 2);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(TuneTasksTest, TheSiblingSweepBringsALaterSiblingsBestBackToAnEarlierTask) {
   const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-sweep");
   FakeTarget target;

@@ -226,6 +226,13 @@ void AddTuneCommand(CLI::App& app) {
   command->add_flag("--no-resume", flags->no_resume,
                     "do not warm the strategy with this task's records already in the database");
   command
+      ->add_option("--template-seeds", flags->template_seeds,
+                   "--target cpu: measure first at most this many template seeds, the register "
+                   "blockings the template's author would try on this CPU's vector registers "
+                   "(conv2d; docs/cpu-tuning.md); 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command
       ->add_option("--sibling-seeds", flags->sibling_seeds,
                    "a model's tasks: measure first this many of the fastest configurations of the "
                    "earlier tasks that differ from the task only in the epilogue (bias, ReLU, "

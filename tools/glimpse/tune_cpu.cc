@@ -17,6 +17,7 @@
 
 #include "compile_run.h"
 #include "glimpse/cpu.h"
+#include "glimpse/cpu_seeds.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
@@ -184,6 +185,18 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.sibling_history = !flags.no_sibling_history;
   tasks.sibling_seeds = flags.sibling_seeds;
   tasks.sibling_sweep = flags.sibling_sweep;
+  if (target.Name() == "cpu" && flags.template_seeds > 0) {
+    const int threads =
+        flags.threads > 0 ? flags.threads : static_cast<int>(std::thread::hardware_concurrency());
+    tasks.template_seeds = [&flags, threads](const Task& tuned) {
+      std::vector<Config> seeds = CpuTemplateSeeds(OperatorFromJson(tuned.description), tuned.space,
+                                                   HostVectorRegisters(), threads);
+      if (seeds.size() > static_cast<size_t>(flags.template_seeds)) {
+        seeds.resize(static_cast<size_t>(flags.template_seeds));
+      }
+      return seeds;
+    };
+  }
   if (options.progress != ProgressMode::kQuiet) tasks.log = &std::cerr;
   TuneTasks(target, report.tasks, tasks, database ? &*database : nullptr);
   if (flags.json) {

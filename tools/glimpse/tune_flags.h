@@ -58,6 +58,7 @@ struct TuneFlags {
   bool no_resume = false;
   bool no_sibling_history = false;  // TuneTasksOptions::sibling_history off
   int sibling_seeds = 8;            // TuneTasksOptions::sibling_seeds
+  int template_seeds = 4;           // CPU: at most this many TuneTasksOptions::template_seeds
   int sibling_sweep = 2;            // TuneTasksOptions::sibling_sweep
   std::string progress = "auto";
   bool json = false;

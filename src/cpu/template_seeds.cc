@@ -1,0 +1,113 @@
+// Template seeds (glimpse/cpu_seeds.h): the register blocking of a direct convolution chosen from
+// the machine's vector registers, as configurations of the conv2d template's space.
+#include <algorithm>
+#include <string>
+
+#include "glimpse/cpu_seeds.h"
+#include "glimpse/error.h"
+#include "glimpse/json.h"
+
+namespace glimpse {
+
+VectorRegisters HostVectorRegisters() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return {16, 32};
+  if (__builtin_cpu_supports("avx")) return {8, 16};
+  return {4, 16};
+#else
+  return {4, 32};
+#endif
+}
+
+namespace {
+
+bool HasKnob(const ConfigSpace& space, const std::string& name) {
+  return std::any_of(space.knobs().begin(), space.knobs().end(),
+                     [&](const Knob& knob) { return knob.name() == name; });
+}
+
+bool KnobHasValue(const ConfigSpace& space, const std::string& name, const std::string& value) {
+  if (!HasKnob(space, name)) return false;
+  const Knob& knob = space.knobs()[space.KnobIndex(name)];
+  for (size_t i = 0; i < knob.size(); ++i) {
+    const auto* text = std::get_if<std::string>(&knob.ValueAt(i));
+    if (text != nullptr && *text == value) return true;
+  }
+  return false;
+}
+
+// The largest divisor of `n` that is at most `limit` (1 when limit < 1).
+int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& space,
+                                const VectorRegisters& registers, int threads) {
+  const int64_t lanes = registers.lanes;
+  // The output-channel blocks: two vectors (fewer columns, each broadcast feeds two FMAs), then
+  // one (twice the columns).
+  std::vector<int64_t> k_blocks;
+  for (int64_t vectors : {2, 1}) {
+    if (shape.k % (vectors * lanes) == 0) k_blocks.push_back(vectors * lanes);
+  }
+  // The input-channel blocks: two vectors' worth, then one; C itself when it is no multiple of a
+  // vector (the first layer's 3 channels).
+  std::vector<int64_t> c_blocks;
+  for (int64_t vectors : {2, 1}) {
+    if (shape.c % (vectors * lanes) == 0) c_blocks.push_back(vectors * lanes);
+  }
+  if (c_blocks.empty()) c_blocks.push_back(shape.c);
+
+  const std::string layout =
+      KnobHasValue(space, "layout", "NCHWc_strided") ? "NCHWc_strided" : "NCHWc";
+  const int64_t out_h = shape.OutH(), out_w = shape.OutW();
+  std::vector<Config> seeds;
+  for (int64_t k_block : k_blocks) {
+    // Every register but the broadcast's holds accumulators: k_block / lanes per column.
+    const int64_t columns = LargestDivisorAtMost(out_w, (registers.count - 1) / (k_block / lanes));
+    const int64_t k_outer = shape.k / k_block;
+    const bool over_channels = k_outer >= threads;
+    for (int64_t c_block : c_blocks) {
+      Json json = {{"layout", layout},
+                   {"tile_k", {k_outer, 1, k_block}},
+                   {"tile_oh", over_channels ? Json{1, out_h} : Json{out_h, 1}},
+                   {"tile_ow", {1, out_w / columns, columns}},
+                   {"tile_c", {shape.c / c_block, c_block}},
+                   {"order", {0, 2, 3, 1, 4}},  // c0, r, s, c1; k1 (of extent 1) in the tile
+                   {"parallel", over_channels ? "k" : "oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1}};
+      if (HasKnob(space, "padding")) json["padding"] = "copy";
+      try {
+        Config config = space.ConfigFromJson(json);
+        if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
+          seeds.push_back(std::move(config));
+        }
+      } catch (const Error&) {
+        // A value the space does not offer (a space made for another machine's registers): no
+        // seed from this blocking.
+      }
+    }
+  }
+  return seeds;
+}
+
+}  // namespace
+
+std::vector<Config> CpuTemplateSeeds(const Operator& op, const ConfigSpace& space,
+                                     const VectorRegisters& registers, int threads) {
+  if (registers.lanes < 1 || registers.count < 2) {
+    throw Error("template seeds: " + std::to_string(registers.count) + " vector registers of " +
+                std::to_string(registers.lanes) + " lanes; accepted: at least 2 of at least 1");
+  }
+  threads = std::max(threads, 1);
+  if (const auto* conv = std::get_if<Conv2dShape>(&op)) {
+    return Conv2dSeeds(*conv, space, registers, threads);
+  }
+  return {};
+}
+
+}  // namespace glimpse

@@ -1,0 +1,158 @@
+// Template seeds (glimpse/cpu_seeds.h): the register blocking derived from the vector registers,
+// valid in the space, and kernels that compute the right answer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cpu_fixtures.h"
+#include "glimpse/cpu.h"
+#include "glimpse/cpu_seeds.h"
+#include "glimpse/error.h"
+
+namespace glimpse {
+namespace {
+
+constexpr VectorRegisters kAvx2{8, 16};
+constexpr VectorRegisters kAvx512{16, 32};
+
+std::vector<Json> SeedsOf(const std::string& op, const VectorRegisters& registers, int threads,
+                          int64_t register_tile_floats) {
+  const Operator parsed = ParseOperator(op);
+  const ConfigSpace space = MakeCpuSpace(parsed, register_tile_floats);
+  std::vector<Json> out;
+  for (const Config& config : CpuTemplateSeeds(parsed, space, registers, threads)) {
+    EXPECT_TRUE(space.IsValid(config)) << space.ConfigToString(config);
+    out.push_back(space.ConfigToJson(config));
+  }
+  return out;
+}
+
+TEST(TemplateSeedsTest, Avx2BlocksOutputChannelsByTwoVectorsThenOneAndFillsFifteenRegisters) {
+  const std::vector<Json> seeds = SeedsOf("conv2d:N=1,C=128,H=28,W=28,K=128,R=3,S=3,pad=1,bias=1",
+                                          kAvx2, 2, kAvx2RegisterTileFloats);
+  ASSERT_EQ(seeds.size(), 4u);
+  // Output-channel block 16 (two ymm): 15 / 2 = 7 columns, and 28 = 4 × 7; then block 8: 14.
+  const std::vector<std::vector<int64_t>> k_tiles = {
+      {8, 1, 16}, {8, 1, 16}, {16, 1, 8}, {16, 1, 8}};
+  const std::vector<std::vector<int64_t>> ow_tiles = {{1, 4, 7}, {1, 4, 7}, {1, 2, 14}, {1, 2, 14}};
+  const std::vector<std::vector<int64_t>> c_tiles = {{8, 16}, {16, 8}, {8, 16}, {16, 8}};
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    SCOPED_TRACE(seeds[i].dump());
+    EXPECT_EQ(seeds[i]["layout"], "NCHWc");
+    EXPECT_EQ(seeds[i]["tile_k"].get<std::vector<int64_t>>(), k_tiles[i]);
+    EXPECT_EQ(seeds[i]["tile_ow"].get<std::vector<int64_t>>(), ow_tiles[i]);
+    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), c_tiles[i]);
+    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 28}));
+    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 1, 4}));
+    EXPECT_EQ(seeds[i]["parallel"], "k");
+    EXPECT_EQ(seeds[i]["vectorize"], 1);
+    EXPECT_EQ(seeds[i]["unroll"], 1);
+    EXPECT_EQ(seeds[i]["padding"], "copy");
+  }
+}
+
+TEST(TemplateSeedsTest, Avx512UsesSixteenLanesAndThirtyOneAccumulators) {
+  const std::vector<Json> seeds = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", kAvx512,
+                                          4, kPortableRegisterTileFloats);
+  ASSERT_EQ(seeds.size(), 4u);
+  // Block 32 (two zmm): 31 / 2 = 15 → the largest divisor of 56 at most 15 is 14; block 16: 28.
+  EXPECT_EQ(seeds[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 32}));
+  EXPECT_EQ(seeds[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
+  EXPECT_EQ(seeds[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 32}));
+  EXPECT_EQ(seeds[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(seeds[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 16}));
+  EXPECT_EQ(seeds[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
+  // Two blocks of 32 channels on 4 threads: parallel over output rows instead.
+  EXPECT_EQ(seeds[0]["parallel"], "oh");
+  EXPECT_EQ(seeds[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{56, 1}));
+  EXPECT_EQ(seeds[2]["parallel"], "k");
+}
+
+TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
+  // Three input channels: one input block of all three; two output blocks.
+  const std::vector<Json> stem =
+      SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,bias=1,relu=1", kAvx2, 2,
+              kAvx2RegisterTileFloats);
+  ASSERT_EQ(stem.size(), 2u);
+  EXPECT_EQ(stem[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(stem[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
+  // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
+  const std::vector<Json> down =
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,
+              kAvx2RegisterTileFloats);
+  ASSERT_EQ(down.size(), 4u);
+  EXPECT_EQ(down[0]["layout"], "NCHWc_strided");
+  EXPECT_FALSE(down[0].contains("padding"));
+  // 20 output channels: no multiple of 8 lanes, no blocked seed.
+  EXPECT_TRUE(
+      SeedsOf("conv2d:N=1,C=16,H=8,W=8,K=20,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats)
+          .empty());
+  // Seven output columns (prime): all seven in the tile when they fit, else one.
+  const std::vector<Json> deep =
+      SeedsOf("conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats);
+  ASSERT_EQ(deep.size(), 4u);
+  EXPECT_EQ(deep[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 7}));
+  // Other operators have no seeds.
+  EXPECT_TRUE(SeedsOf("dense:M=1,N=1000,K=512", kAvx2, 2, kAvx2RegisterTileFloats).empty());
+  EXPECT_TRUE(SeedsOf("depthwise_conv2d:N=1,C=32,H=16,W=16,R=3,S=3,pad=1", kAvx2, 2,
+                      kAvx2RegisterTileFloats)
+                  .empty());
+}
+
+TEST(TemplateSeedsTest, ASeedTheSpaceDoesNotOfferIsLeftOutAndBadRegistersAreRefused) {
+  // AVX-512's 14 × 32 tile (448 floats) in a space capped at AVX2's 120: left out; the 28 × 16
+  // one too; nothing remains.
+  EXPECT_TRUE(
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1", kAvx512, 2, kAvx2RegisterTileFloats)
+          .empty());
+  const Operator op = ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1");
+  try {
+    CpuTemplateSeeds(op, MakeCpuSpace(op), VectorRegisters{8, 1}, 2);
+    FAIL() << "one register accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("1 vector registers of 8 lanes"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
+  const VectorRegisters host = HostVectorRegisters();
+  const int64_t tile = HostRegisterTileFloats();
+  if (tile == kAvx2RegisterTileFloats) {
+    EXPECT_EQ(host.lanes * (host.count - 1), tile);
+  } else {
+    EXPECT_EQ(tile, kPortableRegisterTileFloats);
+    EXPECT_GE(host.count, 16);
+  }
+}
+
+// Every seed of this machine's space compiles and matches the reference (a 3×3 layer with padding,
+// a strided 1×1 one, a 3-channel first layer, batch 2).
+TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
+  const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
+  for (const std::string op : {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
+                               "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
+                               "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1"}) {
+    Task task = MakeCpuTask(ParseOperator(op));
+    const std::vector<Config> seeds =
+        CpuTemplateSeeds(ParseOperator(op), task.space, HostVectorRegisters(), 2);
+    ASSERT_FALSE(seeds.empty()) << op;
+    std::vector<MeasureInput> inputs;
+    for (const Config& seed : seeds) inputs.push_back({&task, seed});
+    CpuBuilder builder(testing::FastBuild(dir));
+    CpuRunner runner(testing::FastRun());
+    const std::vector<BuildResult> builds = builder.Build(inputs);
+    const std::vector<MeasureResult> results = runner.Run(inputs, builds);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string what = op + " " + task.space.ConfigToString(seeds[i]);
+      EXPECT_EQ(builds[i].status, MeasureStatus::kOk) << what << "\n" << builds[i].error;
+      EXPECT_EQ(results[i].status, MeasureStatus::kOk) << what << "\n" << results[i].error;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace glimpse
