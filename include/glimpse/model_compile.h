@@ -82,9 +82,10 @@ CompileModelReport CompileModel(const ModelGraph& graph, const CompileModelOptio
 // `name` as a C identifier: letters, digits and '_' kept, others '_', a leading digit prefixed.
 std::string LibraryIdentifier(const std::string& name);
 
-// The default configuration of an operator's CPU space when the database has no record: among
-// `candidates` valid configurations sampled with `seed`, the one the roofline of the machine
-// profile (glimpse/perf_predictor.h) estimates fastest.
+// The default configuration of an operator's CPU space when the database has no record: the first
+// template seed where the template has any (glimpse/cpu_seeds.h: conv2d), else among `candidates`
+// valid configurations sampled with `seed`, the one the roofline of the machine profile
+// (glimpse/perf_predictor.h) estimates fastest.
 Json DefaultCpuConfig(const Operator& op, int candidates = 256, uint64_t seed = 0);
 
 }  // namespace glimpse

@@ -1,6 +1,6 @@
 // Compiling a model graph into a library (glimpse/model_compile.h). A map of this file:
 //   - ChooseKernels: one kernel per distinct tunable operator, from the database's best record or
-//     the roofline's default;
+//     a default (the first template seed, else the roofline's pick);
 //   - PlanSteps: the run as steps (kernel calls and plain ops) in graph order;
 //   - WorkspacePlan: intermediate tensors placed in one workspace, reused once dead;
 //   - the model.cc text: a pointer expression per tensor, a call per step;
@@ -19,10 +19,12 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <thread>
 #include <variant>
 
 #include "compile/artifact_text.h"
 #include "glimpse/cpu.h"
+#include "glimpse/cpu_seeds.h"
 #include "glimpse/error.h"
 #include "glimpse/perf_predictor.h"
 #include "glimpse/random.h"
@@ -183,8 +185,8 @@ class Compiler {
         kernel.config = DefaultCpuConfig(layer.layer.op);
         kernel.origin = "default";
         Warn(fmt::format(
-            "{} (layer {}): no tuning record on {}{}; using the roofline's default "
-            "configuration (tune it: glimpse tune --target cpu --op '{}')",
+            "{} (layer {}): no tuning record on {}{}; using the default configuration "
+            "(tune it: glimpse tune --target cpu --op '{}')",
             text, layer.layer.name, device, options_.database ? "" : " (no database given)", text));
       }
       const std::string source =
@@ -658,6 +660,10 @@ std::string LibraryIdentifier(const std::string& name) {
 Json DefaultCpuConfig(const Operator& op, int candidates, uint64_t seed) {
   // The library runs here: this machine's space, whose register tiles fit its registers.
   const ConfigSpace space = MakeCpuSpace(op, HostRegisterTileFloats());
+  // The library runs on every core unless OMP_NUM_THREADS says otherwise.
+  const std::vector<Config> seeds = CpuTemplateSeeds(
+      op, space, HostVectorRegisters(), static_cast<int>(std::thread::hardware_concurrency()));
+  if (!seeds.empty()) return space.ConfigToJson(seeds.front());
   Rng rng(seed);
   std::optional<MachineProfile> profile;
   try {

@@ -11,8 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "glimpse/cpu.h"
+#include "glimpse/cpu_seeds.h"
 #include "glimpse/error.h"
 #include "glimpse/json.h"
 #include "glimpse/onnx_import.h"
@@ -185,6 +188,20 @@ TEST(CompileModel, TakesTheDatabasesBestAndReusesTheWorkspace) {
 }
 
 // docs/examples/classify: a C program built by its own CMake project against the artifact.
+// A convolution without records gets its first template seed; an operator whose template has
+// none, the roofline's pick (a valid configuration of this machine's space).
+TEST(CompileModel, TheDefaultOfAConvolutionIsItsFirstTemplateSeed) {
+  const Operator conv = ParseOperator("conv2d:N=1,C=64,H=28,W=28,K=64,R=3,S=3,pad=1,bias=1");
+  const ConfigSpace space = MakeCpuSpace(conv, HostRegisterTileFloats());
+  const std::vector<Config> seeds = CpuTemplateSeeds(
+      conv, space, HostVectorRegisters(), static_cast<int>(std::thread::hardware_concurrency()));
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(DefaultCpuConfig(conv), space.ConfigToJson(seeds.front()));
+  const Operator dense = ParseOperator("dense:M=1,N=64,K=32");
+  const ConfigSpace dense_space = MakeCpuSpace(dense, HostRegisterTileFloats());
+  EXPECT_TRUE(dense_space.IsValid(dense_space.ConfigFromJson(DefaultCpuConfig(dense))));
+}
+
 TEST(CompileModel, AUsersCProgramLinksTheLibrary) {
   const ModelGraph graph = Import("residual_block");
   const fs::path dir = testing::MakeTempDir("glimpse_compile_user");

@@ -361,7 +361,7 @@ void AddCompileCommands(CLI::App& app) {
                       "NAME=1x3x224x224 for an input with symbolic dimensions (repeatable)");
   compile->add_option("--db", flags->db,
                       "tuning database with the best configurations (none: every kernel gets "
-                      "the roofline's default configuration, with a warning)");
+                      "a default configuration, with a warning)");
   compile->add_option("-o,--out", flags->out, "the artifact's directory")->required();
   compile->add_option("--name", flags->name, "the library's name (default: the model file's stem)");
   compile->add_flag("--json", flags->json, "print the artifact's manifest as JSON");
