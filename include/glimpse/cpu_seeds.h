@@ -8,7 +8,7 @@
 // one broadcast input element and a block of output channels held in vector registers, with as
 // many accumulators as the registers hold and the input-channel block innermost, so that the
 // weights of one tap stream in order (how oneDNN's jit convolutions block their registers). The
-// conv2d template can express that kernel, but it is a small corner of a space of 10^6–10^8
+// conv2d template can express that kernel, but it is a small corner of a space of 10^7–10^9
 // configurations, and a 64-measurement search rarely lands in it (bench/results/
 // cpu_resnet18_zen3.md, "Template seeds"). Other templates have no seeds yet.
 #pragma once
