@@ -95,6 +95,67 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
   return seeds;
 }
 
+// Adds `json` to `seeds` when the space offers it, it is valid and not there yet.
+void AddSeed(const ConfigSpace& space, Json json, std::vector<Config>& seeds) {
+  try {
+    Config config = space.ConfigFromJson(json);
+    if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
+      seeds.push_back(std::move(config));
+    }
+  } catch (const Error&) {
+    // A value the space does not offer: no seed from this blocking.
+  }
+}
+
+// A depthwise convolution does 2·R·S FLOP per output element and reads each input element R·S
+// times from cache: it is bound by how the activation streams, not by the FMAs. Two ways:
+//  - channels as the vector (oneDNN's way, on its nhwc activation): the input packed into
+//    blocks of one vector of channels (the padding folded into that copy), a strip of output
+//    columns held in registers, every tap one weight vector and one FMA per column;
+//  - output columns as the vector (no packing): one channel at a time, a band of output rows
+//    accumulated in L1, every tap swept over the band.
+std::vector<Config> DepthwiseSeeds(const DepthwiseConv2dShape& shape, const ConfigSpace& space,
+                                   const VectorRegisters& registers, int threads) {
+  const int64_t out_h = shape.OutH(), out_w = shape.OutW();
+  const bool has_padding = HasKnob(space, "padding");
+  std::vector<Config> seeds;
+  int64_t c_block = registers.lanes;
+  while (c_block > 1 && shape.c % c_block != 0) c_block /= 2;
+  if (c_block * 2 >= registers.lanes) {  // at least half a vector of channels per block
+    // Registers: the strip's accumulators, the weight vector and the input vector.
+    const int64_t widest = LargestDivisorAtMost(out_w, registers.count - 2);
+    for (int64_t columns : {widest, LargestDivisorAtMost(out_w, (registers.count - 2) / 2)}) {
+      Json json = {{"tile_c", {shape.c / c_block, 1, c_block}},
+                   {"tile_oh", {out_h, 1}},
+                   {"tile_ow", {out_w / columns, 1, columns}},
+                   {"order", {0, 1, 2, 3, 4}},  // c1, oh1, ow1, r, s; then columns, channels
+                   {"parallel", shape.c / c_block >= threads ? "c_oh" : "oh"},
+                   {"vector_axis", "c"},
+                   {"unroll", 1}};
+      if (has_padding) json["padding"] = "copy";
+      AddSeed(space, std::move(json), seeds);
+    }
+  }
+  // A band of rows of about 8 KiB of accumulators, the whole row as the vector loop.
+  const int64_t band = LargestDivisorAtMost(out_h, std::max<int64_t>(2048 / out_w, 1));
+  for (const char* padding : {"guard", "copy"}) {
+    Json json = {{"tile_c", {shape.c, 1, 1}},
+                 {"tile_oh", {out_h / band, band}},
+                 {"tile_ow", {1, 1, out_w}},
+                 {"order", {3, 4, 1, 2, 0}},  // r, s, oh1, ow1, c1; then the row
+                 {"parallel", shape.c >= threads ? "c" : "c_oh"},
+                 {"vector_axis", "ow"},
+                 {"unroll", 0}};
+    if (has_padding) {
+      json["padding"] = padding;
+    } else if (std::string(padding) == "copy") {
+      break;
+    }
+    AddSeed(space, std::move(json), seeds);
+  }
+  return seeds;
+}
+
 }  // namespace
 
 std::vector<Config> CpuTemplateSeeds(const Operator& op, const ConfigSpace& space,
@@ -106,6 +167,9 @@ std::vector<Config> CpuTemplateSeeds(const Operator& op, const ConfigSpace& spac
   threads = std::max(threads, 1);
   if (const auto* conv = std::get_if<Conv2dShape>(&op)) {
     return Conv2dSeeds(*conv, space, registers, threads);
+  }
+  if (const auto* depthwise = std::get_if<DepthwiseConv2dShape>(&op)) {
+    return DepthwiseSeeds(*depthwise, space, registers, threads);
   }
   return {};
 }

@@ -96,9 +96,61 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(deep[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 7}));
   // Other operators have no seeds.
   EXPECT_TRUE(SeedsOf("dense:M=1,N=1000,K=512", kAvx2, 2, kAvx2RegisterTileFloats).empty());
-  EXPECT_TRUE(SeedsOf("depthwise_conv2d:N=1,C=32,H=16,W=16,R=3,S=3,pad=1", kAvx2, 2,
-                      kAvx2RegisterTileFloats)
-                  .empty());
+  EXPECT_TRUE(SeedsOf("batch_matmul:B=2,M=8,N=8,K=8", kAvx2, 2, kAvx2RegisterTileFloats).empty());
+}
+
+TEST(TemplateSeedsTest, DepthwiseChannelsAsTheVectorThenRowsAsTheVector) {
+  const std::vector<Json> seeds = SeedsOf("depthwise_conv2d:N=1,C=32,H=16,W=16,R=3,S=3,pad=1",
+                                          kAvx2, 2, kAvx2RegisterTileFloats);
+  ASSERT_EQ(seeds.size(), 4u);
+  // Blocks of 8 channels; a strip of 8 columns (the largest divisor of 16 at most 16 − 2), then 4.
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(seeds[i].dump());
+    EXPECT_EQ(seeds[i]["vector_axis"], "c");
+    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 8}));
+    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1}));
+    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(seeds[i]["padding"], "copy");
+    EXPECT_EQ(seeds[i]["parallel"], "c_oh");
+    EXPECT_EQ(seeds[i]["unroll"], 1);
+  }
+  EXPECT_EQ(seeds[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 8}));
+  EXPECT_EQ(seeds[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 4}));
+  // One channel at a time, all 16 rows in the band (16 × 16 floats), guarded, then copied.
+  for (size_t i = 2; i < 4; ++i) {
+    SCOPED_TRACE(seeds[i].dump());
+    EXPECT_EQ(seeds[i]["vector_axis"], "ow");
+    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 1}));
+    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 16}));
+    EXPECT_EQ(seeds[i]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 16}));
+    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 4, 1, 2, 0}));
+    EXPECT_EQ(seeds[i]["parallel"], "c");
+  }
+  EXPECT_EQ(seeds[2]["padding"], "guard");
+  EXPECT_EQ(seeds[3]["padding"], "copy");
+
+  // AVX-512, MobileNet-v2's 112 × 112 stride-2 layer (56 × 56 out): a strip of 28 columns (at
+  // most 30), then 14 (at most 15); a band of 28 rows (28 × 56 floats ≤ 2048).
+  const std::vector<Json> strided =
+      SeedsOf("depthwise_conv2d:N=1,C=96,H=112,W=112,R=3,S=3,stride=2,pad=1,bias=1,relu6=1",
+              kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(strided.size(), 4u);
+  EXPECT_EQ(strided[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{6, 1, 16}));
+  EXPECT_EQ(strided[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 28}));
+  EXPECT_EQ(strided[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 14}));
+  EXPECT_EQ(strided[2]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 28}));
+
+  // 24 channels on AVX-512: blocks of 8 (half a vector); 20: no channel block, and no padding
+  // knob without padding — the row seeds alone, once.
+  const std::vector<Json> narrow = SeedsOf("depthwise_conv2d:N=1,C=24,H=8,W=8,R=3,S=3,pad=1",
+                                           kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_FALSE(narrow.empty());
+  EXPECT_EQ(narrow[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1, 8}));
+  const std::vector<Json> odd =
+      SeedsOf("depthwise_conv2d:N=1,C=20,H=8,W=8,R=3,S=3", kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(odd[0]["vector_axis"], "ow");
+  EXPECT_FALSE(odd[0].contains("padding"));
 }
 
 TEST(TemplateSeedsTest, ASeedTheSpaceDoesNotOfferIsLeftOutAndBadRegistersAreRefused) {
@@ -129,12 +181,15 @@ TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
 }
 
 // Every seed of this machine's space compiles and matches the reference (a 3×3 layer with padding,
-// a strided 1×1 one, a 3-channel first layer, batch 2).
+// a strided 1×1 one, a 3-channel first layer, batch 2; depthwise ones strided and not).
 TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
   const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
   for (const std::string op : {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
                                "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
-                               "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1"}) {
+                               "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1",
+                               "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
+                               "relu6=1",
+                               "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1"}) {
     Task task = MakeCpuTask(ParseOperator(op));
     const std::vector<Config> seeds =
         CpuTemplateSeeds(ParseOperator(op), task.space, HostVectorRegisters(), 2);
