@@ -25,7 +25,7 @@ def canonical(text):
     name, _, fields = text.partition(":")
     f = dict(item.split("=") for item in fields.split(",") if item)
     defaults = {"bias": "0", "relu": "0"}
-    if name == "conv2d":
+    if name in ("conv2d", "depthwise_conv2d"):  # both name every field in a database
         defaults.update({"stride": "1", "pad": "0", "dilation": "1"})
     for key, value in defaults.items():
         f.setdefault(key, value)

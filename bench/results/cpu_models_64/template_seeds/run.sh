@@ -6,11 +6,12 @@
 # after the other with nothing else running; then the two runs' best configurations re-measured
 # together, interleaved, and the libraries measured right after.
 #   BIN=/path/to/bin ./run.sh mobilenet_v2
+#   BIN=/path/to/bin SEEDS=4 ./run.sh resnet50   # with the seeds only
 set -e
 model=$1
 out=${OUT:-.}
 cd "$(git rev-parse --show-toplevel)"
-for seeds in 4 0; do
+for seeds in ${SEEDS:-4 0}; do
   name=${model}_tseeds${seeds}
   GLIMPSE_CPU_WORKER=$BIN/glimpse_cpu_worker "$BIN/glimpse" tune --target cpu --model "$model" \
     --tuner xgb-rounds --budget 64 --seed 0 --template-seeds "$seeds" \
