@@ -44,6 +44,19 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+// Adds `json` to `seeds` when the space offers it, it is valid and not there yet.
+void AddSeed(const ConfigSpace& space, Json json, std::vector<Config>& seeds) {
+  try {
+    Config config = space.ConfigFromJson(json);
+    if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
+      seeds.push_back(std::move(config));
+    }
+  } catch (const Error&) {
+    // A value the space does not offer (a space made for another machine's registers): no
+    // seed from this blocking.
+  }
+}
+
 std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& space,
                                 const VectorRegisters& registers, int threads) {
   const int64_t lanes = registers.lanes;
@@ -81,30 +94,10 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
                    {"vectorize", 1},
                    {"unroll", 1}};
       if (HasKnob(space, "padding")) json["padding"] = "copy";
-      try {
-        Config config = space.ConfigFromJson(json);
-        if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
-          seeds.push_back(std::move(config));
-        }
-      } catch (const Error&) {
-        // A value the space does not offer (a space made for another machine's registers): no
-        // seed from this blocking.
-      }
+      AddSeed(space, std::move(json), seeds);
     }
   }
   return seeds;
-}
-
-// Adds `json` to `seeds` when the space offers it, it is valid and not there yet.
-void AddSeed(const ConfigSpace& space, Json json, std::vector<Config>& seeds) {
-  try {
-    Config config = space.ConfigFromJson(json);
-    if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
-      seeds.push_back(std::move(config));
-    }
-  } catch (const Error&) {
-    // A value the space does not offer: no seed from this blocking.
-  }
 }
 
 // A depthwise convolution does 2·R·S FLOP per output element and reads each input element R·S
