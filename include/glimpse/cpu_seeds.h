@@ -10,8 +10,8 @@
 // weights of one tap stream in order (how oneDNN's jit convolutions block their registers). The
 // conv2d template can express that kernel, but it is a small corner of a space of 10^7–10^9
 // configurations, and a 64-measurement search rarely lands in it (bench/results/
-// cpu_resnet18_zen3.md, "Template seeds"). The depthwise template's seeds are its two ways of
-// streaming the activation. Other templates have no seeds yet.
+// cpu_resnet18_zen3.md, "Template seeds"). The depthwise template's seeds are ways of streaming the
+// activation, chosen by measurement. Other templates have no seeds yet.
 #pragma once
 
 #include <cstdint>
@@ -43,14 +43,14 @@ VectorRegisters HostVectorRegisters();
 //     c0, r, s, c1 with nothing of k1 outside the tile; taps unrolled, the block vectorised,
 //     zero padding copied; parallel over output-channel blocks when there are at least `threads`
 //     of them, else over output rows.
-//   depthwise_conv2d — channels as the vector (vector_axis c: the input packed into blocks of
-//     one vector of channels, or the largest power of two dividing C down to half a vector; the
+//   depthwise_conv2d — the output row as the vector (vector_axis ow, no packing), the taps
+//     innermost, the padding copied: two channels interleaved (where C is even) one row a tile,
+//     then one channel with a band of rows of about 8 KiB of accumulators a tile, then one
+//     channel one row a tile; parallel over channels (and rows when fewer channel tiles than
+//     threads). Then channels as the vector (vector_axis c: the input packed into blocks of one
+//     vector of channels, or the largest power of two dividing C down to half a vector; the
 //     padding copied into that packing) with a strip of output columns (tile_ow_2, a divisor of
-//     OW) as wide as the registers less two hold, then half as wide; taps ordered innermost but
-//     for the strip and the vector, parallel over channel blocks and rows; then output columns
-//     as the vector (vector_axis ow: one channel at a time, the whole row the vector loop, a
-//     band of rows of about 8 KiB of accumulators, every tap swept over the band), padding
-//     guarded, then copied; parallel over channels.
+//     OW) as wide as the registers less two hold; parallel over channel blocks and rows.
 //   other operators — none.
 std::vector<Config> CpuTemplateSeeds(const Operator& op, const ConfigSpace& space,
                                      const VectorRegisters& registers, int threads);

@@ -101,49 +101,52 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
 }
 
 // A depthwise convolution does 2·R·S FLOP per output element and reads each input element R·S
-// times from cache: it is bound by how the activation streams, not by the FMAs. Two ways:
-//  - channels as the vector (oneDNN's way, on its nhwc activation): the input packed into
-//    blocks of one vector of channels (the padding folded into that copy), a strip of output
-//    columns held in registers, every tap one weight vector and one FMA per column;
-//  - output columns as the vector (no packing): one channel at a time, a band of output rows
-//    accumulated in L1, every tap swept over the band.
+// times from cache: it is bound by how the activation streams, not by the FMAs. Measured on
+// MobileNet-v2's ten depthwise layers (bench/results/cpu_models_64.md, "Depthwise seeds"), the
+// fastest way on most layers is the plainest: one channel at a time, the output row as the vector,
+// every tap innermost so that the row's accumulators stay in registers across the R·S FMAs, and
+// the padding folded into a copy (guarded loads defeat the vectorisation of rows that are no
+// multiple of the vector, up to 20× slower). The seeds, best first:
+//  - rows, two channels interleaved (two independent FMA chains when a row is one vector);
+//  - a band of rows per tile (about 8 KiB of accumulators: the whole plane of the small layers);
+//  - rows, one channel;
+//  - channels as the vector (oneDNN's way, on its nhwc activation): the input packed into blocks
+//    of one vector of channels (the padding folded into that copy), a strip of output columns in
+//    registers, every tap one weight vector and one FMA per column — the fastest on some
+//    mid-sized layers.
 std::vector<Config> DepthwiseSeeds(const DepthwiseConv2dShape& shape, const ConfigSpace& space,
                                    const VectorRegisters& registers, int threads) {
   const int64_t out_h = shape.OutH(), out_w = shape.OutW();
   const bool has_padding = HasKnob(space, "padding");
   std::vector<Config> seeds;
+  auto add_rows = [&](int64_t channels, int64_t band) {
+    Json json = {{"tile_c", {shape.c / channels, 1, channels}},
+                 {"tile_oh", {out_h / band, band}},
+                 {"tile_ow", {1, 1, out_w}},
+                 {"order", {0, 1, 2, 3, 4}},  // c1, oh1, ow1, r, s; then the channels, the row
+                 {"parallel", shape.c / channels >= threads ? "c" : "c_oh"},
+                 {"vector_axis", "ow"},
+                 {"unroll", channels > 1 ? 1 : 0}};
+    if (has_padding) json["padding"] = "copy";
+    AddSeed(space, std::move(json), seeds);
+  };
+  if (shape.c % 2 == 0) add_rows(2, 1);
+  add_rows(1, LargestDivisorAtMost(out_h, std::max<int64_t>(2048 / out_w, 1)));
+  add_rows(1, 1);
+
   int64_t c_block = registers.lanes;
   while (c_block > 1 && shape.c % c_block != 0) c_block /= 2;
   if (c_block * 2 >= registers.lanes) {  // at least half a vector of channels per block
     // Registers: the strip's accumulators, the weight vector and the input vector.
-    const int64_t widest = LargestDivisorAtMost(out_w, registers.count - 2);
-    for (int64_t columns : {widest, LargestDivisorAtMost(out_w, (registers.count - 2) / 2)}) {
-      Json json = {{"tile_c", {shape.c / c_block, 1, c_block}},
-                   {"tile_oh", {out_h, 1}},
-                   {"tile_ow", {out_w / columns, 1, columns}},
-                   {"order", {0, 1, 2, 3, 4}},  // c1, oh1, ow1, r, s; then columns, channels
-                   {"parallel", shape.c / c_block >= threads ? "c_oh" : "oh"},
-                   {"vector_axis", "c"},
-                   {"unroll", 1}};
-      if (has_padding) json["padding"] = "copy";
-      AddSeed(space, std::move(json), seeds);
-    }
-  }
-  // A band of rows of about 8 KiB of accumulators, the whole row as the vector loop.
-  const int64_t band = LargestDivisorAtMost(out_h, std::max<int64_t>(2048 / out_w, 1));
-  for (const char* padding : {"guard", "copy"}) {
-    Json json = {{"tile_c", {shape.c, 1, 1}},
-                 {"tile_oh", {out_h / band, band}},
-                 {"tile_ow", {1, 1, out_w}},
-                 {"order", {3, 4, 1, 2, 0}},  // r, s, oh1, ow1, c1; then the row
-                 {"parallel", shape.c >= threads ? "c" : "c_oh"},
-                 {"vector_axis", "ow"},
-                 {"unroll", 0}};
-    if (has_padding) {
-      json["padding"] = padding;
-    } else if (std::string(padding) == "copy") {
-      break;
-    }
+    const int64_t columns = LargestDivisorAtMost(out_w, registers.count - 2);
+    Json json = {{"tile_c", {shape.c / c_block, 1, c_block}},
+                 {"tile_oh", {out_h, 1}},
+                 {"tile_ow", {out_w / columns, 1, columns}},
+                 {"order", {0, 1, 2, 3, 4}},  // c1, oh1, ow1, r, s; then columns, channels
+                 {"parallel", shape.c / c_block >= threads ? "c_oh" : "oh"},
+                 {"vector_axis", "c"},
+                 {"unroll", 1}};
+    if (has_padding) json["padding"] = "copy";
     AddSeed(space, std::move(json), seeds);
   }
   return seeds;

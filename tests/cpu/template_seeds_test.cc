@@ -99,58 +99,72 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_TRUE(SeedsOf("batch_matmul:B=2,M=8,N=8,K=8", kAvx2, 2, kAvx2RegisterTileFloats).empty());
 }
 
-TEST(TemplateSeedsTest, DepthwiseChannelsAsTheVectorThenRowsAsTheVector) {
+TEST(TemplateSeedsTest, DepthwiseRowsWithTheTapsInnermostThenChannelsAsTheVector) {
   const std::vector<Json> seeds = SeedsOf("depthwise_conv2d:N=1,C=32,H=16,W=16,R=3,S=3,pad=1",
                                           kAvx2, 2, kAvx2RegisterTileFloats);
   ASSERT_EQ(seeds.size(), 4u);
-  // Blocks of 8 channels; a strip of 8 columns (the largest divisor of 16 at most 16 − 2), then 4.
-  for (size_t i = 0; i < 2; ++i) {
-    SCOPED_TRACE(seeds[i].dump());
-    EXPECT_EQ(seeds[i]["vector_axis"], "c");
-    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 8}));
-    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1}));
-    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
-    EXPECT_EQ(seeds[i]["padding"], "copy");
-    EXPECT_EQ(seeds[i]["parallel"], "c_oh");
-    EXPECT_EQ(seeds[i]["unroll"], 1);
-  }
-  EXPECT_EQ(seeds[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 8}));
-  EXPECT_EQ(seeds[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 4}));
-  // One channel at a time, all 16 rows in the band (16 × 16 floats), guarded, then copied.
-  for (size_t i = 2; i < 4; ++i) {
+  // Rows: the output row as the vector, the taps innermost, the padding copied; two channels
+  // interleaved and one row a tile, then one channel with all 16 rows (16 × 16 floats ≤ 2048) a
+  // tile, then one channel and one row.
+  for (size_t i = 0; i < 3; ++i) {
     SCOPED_TRACE(seeds[i].dump());
     EXPECT_EQ(seeds[i]["vector_axis"], "ow");
-    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 1}));
-    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 16}));
     EXPECT_EQ(seeds[i]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 16}));
-    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 4, 1, 2, 0}));
+    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(seeds[i]["padding"], "copy");
     EXPECT_EQ(seeds[i]["parallel"], "c");
   }
-  EXPECT_EQ(seeds[2]["padding"], "guard");
+  EXPECT_EQ(seeds[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 2}));
+  EXPECT_EQ(seeds[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1}));
+  EXPECT_EQ(seeds[0]["unroll"], 1);
+  EXPECT_EQ(seeds[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 1}));
+  EXPECT_EQ(seeds[1]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 16}));
+  EXPECT_EQ(seeds[1]["unroll"], 0);
+  EXPECT_EQ(seeds[2]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 1}));
+  EXPECT_EQ(seeds[2]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1}));
+  // Channels as the vector: blocks of 8 channels, a strip of 8 columns (the largest divisor of 16
+  // at most 16 − 2).
+  SCOPED_TRACE(seeds[3].dump());
+  EXPECT_EQ(seeds[3]["vector_axis"], "c");
+  EXPECT_EQ(seeds[3]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 8}));
+  EXPECT_EQ(seeds[3]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1}));
+  EXPECT_EQ(seeds[3]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 8}));
   EXPECT_EQ(seeds[3]["padding"], "copy");
+  EXPECT_EQ(seeds[3]["parallel"], "c_oh");
 
-  // AVX-512, MobileNet-v2's 112 × 112 stride-2 layer (56 × 56 out): a strip of 28 columns (at
-  // most 30), then 14 (at most 15); a band of 28 rows (28 × 56 floats ≤ 2048).
+  // AVX-512, MobileNet-v2's 112 × 112 stride-2 layer (56 × 56 out): a band of 28 rows (28 × 56
+  // floats ≤ 2048); a strip of 28 columns (at most 30) of 16-channel blocks.
   const std::vector<Json> strided =
       SeedsOf("depthwise_conv2d:N=1,C=96,H=112,W=112,R=3,S=3,stride=2,pad=1,bias=1,relu6=1",
               kAvx512, 2, kPortableRegisterTileFloats);
   ASSERT_EQ(strided.size(), 4u);
-  EXPECT_EQ(strided[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{6, 1, 16}));
-  EXPECT_EQ(strided[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 28}));
-  EXPECT_EQ(strided[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 14}));
-  EXPECT_EQ(strided[2]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 28}));
+  EXPECT_EQ(strided[1]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 28}));
+  EXPECT_EQ(strided[3]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{6, 1, 16}));
+  EXPECT_EQ(strided[3]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 28}));
 
-  // 24 channels on AVX-512: blocks of 8 (half a vector); 20: no channel block, and no padding
-  // knob without padding — the row seeds alone, once.
+  // Fewer channels than threads: rows parallel over channels and rows.
+  const std::vector<Json> few =
+      SeedsOf("depthwise_conv2d:N=1,C=2,H=8,W=8,R=3,S=3,pad=1", kAvx2, 4, kAvx2RegisterTileFloats);
+  ASSERT_FALSE(few.empty());
+  EXPECT_EQ(few[0]["parallel"], "c_oh");
+
+  // 24 channels on AVX-512: blocks of 8 (half a vector). 21 channels, no padding: no pair of
+  // channels, no channel block, no padding knob — the two one-channel row seeds (8 × 8 rows a
+  // band, then one).
   const std::vector<Json> narrow = SeedsOf("depthwise_conv2d:N=1,C=24,H=8,W=8,R=3,S=3,pad=1",
                                            kAvx512, 2, kPortableRegisterTileFloats);
-  ASSERT_FALSE(narrow.empty());
-  EXPECT_EQ(narrow[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1, 8}));
+  ASSERT_EQ(narrow.size(), 4u);
+  EXPECT_EQ(narrow[3]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1, 8}));
   const std::vector<Json> odd =
-      SeedsOf("depthwise_conv2d:N=1,C=20,H=8,W=8,R=3,S=3", kAvx512, 2, kPortableRegisterTileFloats);
-  ASSERT_EQ(odd.size(), 1u);
-  EXPECT_EQ(odd[0]["vector_axis"], "ow");
-  EXPECT_FALSE(odd[0].contains("padding"));
+      SeedsOf("depthwise_conv2d:N=1,C=21,H=8,W=8,R=3,S=3", kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(odd.size(), 2u);
+  for (const Json& seed : odd) {
+    EXPECT_EQ(seed["vector_axis"], "ow");
+    EXPECT_EQ(seed["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{21, 1, 1}));
+    EXPECT_FALSE(seed.contains("padding"));
+  }
+  EXPECT_EQ(odd[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 6}));
+  EXPECT_EQ(odd[1]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{6, 1}));
 }
 
 TEST(TemplateSeedsTest, ASeedTheSpaceDoesNotOfferIsLeftOutAndBadRegistersAreRefused) {
