@@ -36,7 +36,9 @@ VectorRegisters HostVectorRegisters();
 // The template seeds of `op` in `space` (MakeCpuSpace(op, …): configurations that are not valid
 // there are left out), best first, for kernels running on `threads` threads:
 //   conv2d — the blocked layout (NCHWc, or NCHWc_strided where the space offers it) with the
-//     output-channel block (tile_k_2) of two vectors, then one, and the input-channel block
+//     output-channel block (tile_k_2) of two vectors, then one (when neither divides K: the
+//     largest divisor of K that is a multiple of half a vector and at most two vectors, then
+//     half a vector), and the input-channel block
 //     (tile_c_1) of two vectors, then one (C itself when C is not a multiple of a vector: the
 //     3-channel first layer); in each, as many output columns (tile_ow_2, a divisor of OW) as
 //     the accumulators fit in the registers less one for the broadcast; the reduction ordered

@@ -66,6 +66,18 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
   for (int64_t vectors : {2, 1}) {
     if (shape.k % (vectors * lanes) == 0) k_blocks.push_back(vectors * lanes);
   }
+  // K no multiple of a vector (MobileNet-v2's K = 24 on 16 lanes): the largest divisor of K that
+  // is a multiple of half a vector and at most two vectors, then half a vector.
+  if (k_blocks.empty() && lanes % 2 == 0) {
+    const int64_t half = lanes / 2;
+    for (int64_t block = 2 * lanes; block >= half; block -= half) {
+      if (shape.k % block == 0) {
+        k_blocks.push_back(block);
+        break;
+      }
+    }
+    if (!k_blocks.empty() && k_blocks[0] != half && shape.k % half == 0) k_blocks.push_back(half);
+  }
   // The input-channel blocks: two vectors' worth, then one; C itself when it is no multiple of a
   // vector (the first layer's 3 channels).
   std::vector<int64_t> c_blocks;
@@ -79,8 +91,10 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
   const int64_t out_h = shape.OutH(), out_w = shape.OutW();
   std::vector<Config> seeds;
   for (int64_t k_block : k_blocks) {
-    // Every register but the broadcast's holds accumulators: k_block / lanes per column.
-    const int64_t columns = LargestDivisorAtMost(out_w, (registers.count - 1) / (k_block / lanes));
+    // Every register but the broadcast's holds accumulators: k_block / lanes per column (a
+    // partial vector takes a whole register).
+    const int64_t per_column = (k_block + lanes - 1) / lanes;
+    const int64_t columns = LargestDivisorAtMost(out_w, (registers.count - 1) / per_column);
     const int64_t k_outer = shape.k / k_block;
     const bool over_channels = k_outer >= threads;
     for (int64_t c_block : c_blocks) {

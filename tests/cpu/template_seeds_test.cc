@@ -85,10 +85,25 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   ASSERT_EQ(down.size(), 4u);
   EXPECT_EQ(down[0]["layout"], "NCHWc_strided");
   EXPECT_FALSE(down[0].contains("padding"));
-  // 20 output channels: no multiple of 8 lanes, no blocked seed.
+  // 20 output channels, no multiple of 8 lanes: blocks of half a vector (4), 15 columns' worth
+  // of registers (8 columns, the whole row); 22, no multiple of half a vector either: no seed.
+  const std::vector<Json> twenty =
+      SeedsOf("conv2d:N=1,C=16,H=8,W=8,K=20,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats);
+  ASSERT_EQ(twenty.size(), 2u);
+  EXPECT_EQ(twenty[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{5, 1, 4}));
+  EXPECT_EQ(twenty[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 8}));
   EXPECT_TRUE(
-      SeedsOf("conv2d:N=1,C=16,H=8,W=8,K=20,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats)
+      SeedsOf("conv2d:N=1,C=16,H=8,W=8,K=22,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats)
           .empty());
+  // MobileNet-v2's K = 24 on AVX-512: one and a half vectors (two registers a column: 15 → 14
+  // columns), then half a vector (31 → 28 columns).
+  const std::vector<Json> k24 = SeedsOf("conv2d:N=1,C=96,H=56,W=56,K=24,R=1,S=1,bias=1", kAvx512, 2,
+                                        kPortableRegisterTileFloats);
+  ASSERT_EQ(k24.size(), 4u);
+  EXPECT_EQ(k24[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 24}));
+  EXPECT_EQ(k24[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
+  EXPECT_EQ(k24[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1, 8}));
+  EXPECT_EQ(k24[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
   // Seven output columns (prime): all seven in the tile when they fit, else one.
   const std::vector<Json> deep =
       SeedsOf("conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats);
