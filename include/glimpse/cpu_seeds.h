@@ -35,16 +35,19 @@ VectorRegisters HostVectorRegisters();
 
 // The template seeds of `op` in `space` (MakeCpuSpace(op, …): configurations that are not valid
 // there are left out), best first, for kernels running on `threads` threads:
-//   conv2d — the blocked layout (NCHWc, or NCHWc_strided where the space offers it) with the
+//   conv2d — with fewer input channels than a vector at stride 1 (VGG's first layer), first the
+//     plain layout NCHW: a vector of output columns (tile_ow_2 = lanes) × 8, then 4, output
+//     channels (tile_k_2, unrolled) a register tile, all the taps outside it, the padding copied,
+//     parallel over output-channel blocks when there are at least `threads`, else over rows. Then
+//     the blocked layout (NCHWc, or NCHWc_strided where the space offers it) with the
 //     output-channel block (tile_k_2) of two vectors, then one (when neither divides K: the
 //     largest divisor of K that is a multiple of half a vector and at most two vectors, then
-//     half a vector), and the input-channel block
-//     (tile_c_1) of two vectors, then one (C itself when C is not a multiple of a vector: the
-//     3-channel first layer); in each, as many output columns (tile_ow_2, a divisor of OW) as
-//     the accumulators fit in the registers less one for the broadcast; the reduction ordered
-//     c0, r, s, c1 with nothing of k1 outside the tile; taps unrolled, the block vectorised,
-//     zero padding copied; parallel over output-channel blocks when there are at least `threads`
-//     of them, else over output rows.
+//     half a vector), and the input-channel block (tile_c_1) of two vectors, then one (C itself
+//     when C is not a multiple of a vector: the 3-channel first layer); in each, as many output
+//     columns (tile_ow_2, a divisor of OW) as the accumulators fit in the registers less one for
+//     the broadcast; the reduction ordered c0, r, s, c1 with nothing of k1 outside the tile; taps
+//     unrolled, the block vectorised, zero padding copied; parallel over output-channel blocks
+//     when there are at least `threads` of them, else over output rows.
 //   depthwise_conv2d — the output row as the vector (vector_axis ow, no packing), the taps
 //     innermost, the padding copied: two channels interleaved (where C is even) one row a tile,
 //     then one channel with a band of rows of about 8 KiB of accumulators a tile, then one

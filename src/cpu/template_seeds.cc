@@ -90,6 +90,30 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
       KnobHasValue(space, "layout", "NCHWc_strided") ? "NCHWc_strided" : "NCHWc";
   const int64_t out_h = shape.OutH(), out_w = shape.OutW();
   std::vector<Config> seeds;
+  // Fewer input channels than a vector, stride 1 (VGG's 3-channel first layer): the reduction is
+  // so short (C·R·S = 27 taps) that the blocked kernel's unpacking store, 32 channel planes a
+  // tile, costs more than its FMAs (25 GFLOP/s on VGG-16's first layer on Zen 4). The plain
+  // layout writes rows instead: a vector of output columns × a few output channels in registers,
+  // one input row load and one weight broadcast a tap (150–165 GFLOP/s there; bench/results/
+  // cpu_models_64.md, "Seeds for the 3-channel first layer"). Wider tiles (two vectors of
+  // columns, or 16 channels) measured slower. A strided layer would load its columns strided.
+  if (shape.c < lanes && shape.stride == 1 && shape.dilation == 1 && out_w % lanes == 0) {
+    for (int64_t k_block : {int64_t{8}, int64_t{4}}) {
+      if (shape.k % k_block != 0) continue;
+      const bool over_channels = shape.k / k_block >= threads;
+      Json json = {{"layout", "NCHW"},
+                   {"tile_k", {shape.k / k_block, 1, k_block}},
+                   {"tile_oh", {out_h, 1}},
+                   {"tile_ow", {out_w / lanes, 1, lanes}},
+                   {"tile_c", {1, shape.c}},
+                   {"order", {0, 1, 2, 3, 4}},  // c0, c1, r, s, k1; then k2 (unrolled), ow2
+                   {"parallel", over_channels ? "k" : "oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1}};
+      if (HasKnob(space, "padding")) json["padding"] = "copy";
+      AddSeed(space, std::move(json), seeds);
+    }
+  }
   for (int64_t k_block : k_blocks) {
     // Every register but the broadcast's holds accumulators: k_block / lanes per column (a
     // partial vector takes a whole register).

@@ -76,6 +76,7 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
       SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,bias=1,relu=1", kAvx2, 2,
               kAvx2RegisterTileFloats);
   ASSERT_EQ(stem.size(), 2u);
+  EXPECT_EQ(stem[0]["layout"], "NCHWc");  // stride 2: no plain-layout seed
   EXPECT_EQ(stem[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(stem[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
   // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
@@ -182,6 +183,43 @@ TEST(TemplateSeedsTest, DepthwiseRowsWithTheTapsInnermostThenChannelsAsTheVector
   EXPECT_EQ(odd[1]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{6, 1}));
 }
 
+TEST(TemplateSeedsTest, ThreeChannelStrideOneLayerFirstWritesRowsInThePlainLayout) {
+  // VGG-16's first layer on AVX-512, 2 threads: a vector of 16 columns × 8, then 4, channels in
+  // the plain layout; then the blocked seeds (one input block of all three channels).
+  const std::string vgg_stem = "conv2d:N=1,C=3,H=224,W=224,K=64,R=3,S=3,pad=1,bias=1,relu=1";
+  const std::vector<Json> seeds = SeedsOf(vgg_stem, kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(seeds.size(), 4u);
+  const std::vector<std::vector<int64_t>> k_tiles = {{8, 1, 8}, {16, 1, 4}};
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE(seeds[i].dump());
+    EXPECT_EQ(seeds[i]["layout"], "NCHW");
+    EXPECT_EQ(seeds[i]["tile_k"].get<std::vector<int64_t>>(), k_tiles[i]);
+    EXPECT_EQ(seeds[i]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 16}));
+    EXPECT_EQ(seeds[i]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{224, 1}));
+    EXPECT_EQ(seeds[i]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
+    EXPECT_EQ(seeds[i]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(seeds[i]["parallel"], "k");
+    EXPECT_EQ(seeds[i]["unroll"], 1);
+    EXPECT_EQ(seeds[i]["padding"], "copy");
+  }
+  EXPECT_EQ(seeds[2]["layout"], "NCHWc");
+  EXPECT_EQ(seeds[3]["layout"], "NCHWc");
+  // AVX2 on 16 threads: vectors of 8 columns; 8 blocks of 8 channels are fewer than the threads,
+  // so the rows are shared out instead.
+  const std::vector<Json> avx2 = SeedsOf(vgg_stem, kAvx2, 16, kAvx2RegisterTileFloats);
+  ASSERT_GE(avx2.size(), 2u);
+  EXPECT_EQ(avx2[0]["layout"], "NCHW");
+  EXPECT_EQ(avx2[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{28, 1, 8}));
+  EXPECT_EQ(avx2[0]["parallel"], "oh");
+  EXPECT_EQ(avx2[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 4}));
+  EXPECT_EQ(avx2[1]["parallel"], "k");
+  // Output rows no multiple of a vector (20 columns): no plain-layout seed.
+  const std::vector<Json> narrow = SeedsOf("conv2d:N=1,C=3,H=20,W=20,K=16,R=3,S=3,pad=1", kAvx512,
+                                           2, kPortableRegisterTileFloats);
+  ASSERT_FALSE(narrow.empty());
+  for (const Json& seed : narrow) EXPECT_EQ(seed["layout"], "NCHWc") << seed.dump();
+}
+
 TEST(TemplateSeedsTest, ASeedTheSpaceDoesNotOfferIsLeftOutAndBadRegistersAreRefused) {
   // AVX-512's 14 × 32 tile (448 floats) in a space capped at AVX2's 120: left out; the 28 × 16
   // one too; nothing remains.
@@ -210,12 +248,14 @@ TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
 }
 
 // Every seed of this machine's space compiles and matches the reference (a 3×3 layer with padding,
-// a strided 1×1 one, a 3-channel first layer, batch 2; depthwise ones strided and not).
+// a strided 1×1 one, 3-channel first layers strided and not, batch 2; depthwise ones strided and
+// not).
 TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
   const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
   for (const std::string op : {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
                                "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
                                "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1",
+                               "conv2d:N=1,C=3,H=6,W=32,K=16,R=3,S=3,pad=1,bias=1,relu=1",
                                "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
                                "relu6=1",
                                "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1"}) {
