@@ -94,7 +94,7 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
   // so short (C·R·S = 27 taps) that the blocked kernel's unpacking store, 32 channel planes a
   // tile, costs more than its FMAs (25 GFLOP/s on VGG-16's first layer on Zen 4). The plain
   // layout writes rows instead: a vector of output columns × a few output channels in registers,
-  // one input row load and one weight broadcast a tap (150–165 GFLOP/s there; bench/results/
+  // one input row load and one weight broadcast a tap (140–165 GFLOP/s there; bench/results/
   // cpu_models_64.md, "Seeds for the 3-channel first layer"). Wider tiles (two vectors of
   // columns, or 16 channels) measured slower. A strided layer would load its columns strided.
   if (shape.c < lanes && shape.stride == 1 && shape.dilation == 1 && out_w % lanes == 0) {
