@@ -11,7 +11,8 @@
 // conv2d template can express that kernel, but it is a small corner of a space of 10^7–10^9
 // configurations, and a 64-measurement search rarely lands in it (bench/results/
 // cpu_resnet18_zen3.md, "Template seeds"). The depthwise template's seeds are ways of streaming the
-// activation, chosen by measurement. Other templates have no seeds yet.
+// activation, and dense at M = 1 gets the matrix-vector kernel that keeps up with the weights'
+// stream, both chosen by measurement. Other templates have no seeds yet.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +57,10 @@ VectorRegisters HostVectorRegisters();
 //     vector of channels, or the largest power of two dividing C down to half a vector; the
 //     padding copied into that packing) with a strip of output columns (tile_ow_2, a divisor of
 //     OW) as wide as the registers less two hold; parallel over channel blocks and rows.
-//   other operators — none.
+//   dense at M = 1 — each output a tile: one row of B reduced over the whole of K by a
+//     vectorised loop (inner_axis k, tile_k = [1, K], tile_n = [N, 1, 1]), B not packed,
+//     parallel over the rows.
+//   other operators (dense at M > 1, batch_matmul) — none.
 std::vector<Config> CpuTemplateSeeds(const Operator& op, const ConfigSpace& space,
                                      const VectorRegisters& registers, int threads);
 

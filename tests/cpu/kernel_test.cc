@@ -158,6 +158,11 @@ TEST_F(KernelTest, BlockedConv2dConfigurationsMatchTheReference) {
   // Odd sizes, batch 2, dilation, no padding.
   ExpectAllOk("conv2d:N=2,C=3,H=7,W=8,K=6,R=2,S=3,stride=1,pad=0,dilation=2,bias=1", 6, 15, {},
               {{"layout", "NCHWc"}});
+  // Wider rows than the other cases (36 and 17 columns), two zero columns on each side.
+  ExpectAllOk("conv2d:N=1,C=8,H=5,W=36,K=8,R=5,S=5,stride=1,pad=2,bias=1", 4, 18, {},
+              {{"layout", "NCHWc"}, {"padding", "copy"}});
+  ExpectAllOk("conv2d:N=1,C=4,H=4,W=17,K=4,R=3,S=3,stride=1,pad=1", 3, 19, {},
+              {{"layout", "NCHWc"}, {"padding", "copy"}});
 }
 
 // The strided packing of 1×1 downsample layers: offered where it applies (batch 2, bias, ReLU,
@@ -247,6 +252,9 @@ TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
               {{"vector_axis", "c"}});
   ExpectAllOk(strided, 6, 32, {}, {{"vector_axis", "ow"}});
   ExpectAllOk("depthwise_conv2d:N=2,C=4,H=8,W=7,R=3,S=2,stride=1,pad=2,dilation=2", 8, 33);
+  // Channels as the vector on a wider row (24 columns) with two zero columns on each side.
+  ExpectAllOk("depthwise_conv2d:N=1,C=8,H=5,W=24,R=5,S=5,stride=1,pad=2,bias=1", 4, 34, {},
+              {{"vector_axis", "c"}, {"padding", "copy"}});
 }
 
 // The residual and ReLU6 epilogues in every template. The reductions are long enough (K = 400,

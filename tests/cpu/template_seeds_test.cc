@@ -110,9 +110,26 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
       SeedsOf("conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats);
   ASSERT_EQ(deep.size(), 4u);
   EXPECT_EQ(deep[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 7}));
-  // Other operators have no seeds.
-  EXPECT_TRUE(SeedsOf("dense:M=1,N=1000,K=512", kAvx2, 2, kAvx2RegisterTileFloats).empty());
+  // Dense at M > 1 and batch_matmul have no seeds.
+  EXPECT_TRUE(SeedsOf("dense:M=4,N=1000,K=512", kAvx2, 2, kAvx2RegisterTileFloats).empty());
   EXPECT_TRUE(SeedsOf("batch_matmul:B=2,M=8,N=8,K=8", kAvx2, 2, kAvx2RegisterTileFloats).empty());
+}
+
+TEST(TemplateSeedsTest, DenseAtBatchOneReducesEachRowOfTheWeightsWhole) {
+  for (const VectorRegisters& registers : {kAvx2, kAvx512}) {
+    const std::vector<Json> seeds =
+        SeedsOf("dense:M=1,N=1000,K=2048,bias=1", registers, 2, kPortableRegisterTileFloats);
+    ASSERT_EQ(seeds.size(), 1u);
+    const Json& seed = seeds[0];
+    EXPECT_EQ(seed["tile_m"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 1}));
+    EXPECT_EQ(seed["tile_n"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1000, 1, 1}));
+    EXPECT_EQ(seed["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2048}));
+    EXPECT_EQ(seed["inner_axis"], "k");
+    EXPECT_EQ(seed["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 1, 3, 2, 4}));
+    EXPECT_EQ(seed["parallel"], "n");
+    EXPECT_EQ(seed["vectorize"], 1);
+    EXPECT_EQ(seed["pack_b"], 0);
+  }
 }
 
 TEST(TemplateSeedsTest, DepthwiseRowsWithTheTapsInnermostThenChannelsAsTheVector) {
@@ -252,13 +269,15 @@ TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
 // not).
 TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
   const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
-  for (const std::string op : {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
-                               "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
-                               "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1",
-                               "conv2d:N=1,C=3,H=6,W=32,K=16,R=3,S=3,pad=1,bias=1,relu=1",
-                               "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
-                               "relu6=1",
-                               "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1"}) {
+  for (const std::string op :
+       {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
+        "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
+        "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1",
+        "conv2d:N=1,C=3,H=6,W=32,K=16,R=3,S=3,pad=1,bias=1,relu=1",
+        "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
+        "relu6=1",
+        "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1",
+        "dense:M=1,N=37,K=300,bias=1,relu=1", "dense:M=1,N=16,K=64,residual=1,relu6=1"}) {
     Task task = MakeCpuTask(ParseOperator(op));
     const std::vector<Config> seeds =
         CpuTemplateSeeds(ParseOperator(op), task.space, HostVectorRegisters(), 2);
