@@ -57,7 +57,8 @@ class OperatorCompute {
   std::vector<ComputeAxis> axes;  // the output's dimensions in order, then the reduction axes
 
   int64_t Extent(const std::string& axis) const;  // Error for an unknown axis
-  // The identity layout of an operand: where a copy's Relayout starts.
+  // The identity layout of an operand as the computation indexes it (a blocked activation too:
+  // NCHW): where a copy's Relayout starts.
   Relayout LayoutOf(Operand operand) const;
 
   // A block of the operand: `extents[d]` elements along each dimension d from the element read
@@ -86,10 +87,14 @@ class OperatorCompute {
   friend OperatorCompute DeclareOperatorCompute(LoopNest& nest, const Operator& op);
   friend OperatorCompute DeclareMatmulCompute(LoopNest& nest, const MatmulDims& dims);
   const Access& Declared(Operand operand) const;
+  // An operand's element indexed as the computation declares it (NCHW) → as it is stored.
+  Access Stored(Operand operand, Access logical) const;
 
   // The operands and the output indexed by axis variables (named as the axes).
   Access input_, weight_, output_;
-  std::vector<int64_t> input_shape_, weight_shape_;
+  std::vector<int64_t> input_shape_, weight_shape_;  // as the computation indexes them
+  // From that index to the stored one, for an activation stored blocked (in_block, out_block).
+  std::optional<Relayout> input_blocks_, output_blocks_;
 };
 
 // Declares the operator's tensors in `nest` (DeclareOperatorTensors) and its computation.

@@ -34,6 +34,8 @@ struct OperatorTensors {
   int residual = -1;    // Res, the output's shape and layout; -1 without a residual
   int output = -1;      // O; C
   int channel_dim = 1;  // the output dimension the bias follows (NCHW: 1; [B,]M,N: the last)
+  // A blocked output (NCHW[b]c): its channel is index[channel_dim]·b + the last index; 0: plain.
+  int64_t channel_block = 0;
   bool relu = false, relu6 = false;
 
   // The operator's output statement: dst = value (+ bias[dst's channel index]) (+ Res[dst's
@@ -46,6 +48,7 @@ struct OperatorTensors {
 // Declares in `nest`, in this order:
 //   conv2d            I[N,C,H,W], Wt[K,C,R,S], bias[K], Res[N,K,OH,OW], O[N,K,OH,OW]
 //   depthwise_conv2d  I[N,C,H,W], Wt[C,R,S],   bias[C], Res[N,C,OH,OW], O[N,C,OH,OW]
+//                     (I, Res and O as [N][C/b][H][W][b] under in_block / out_block = b)
 //   dense             A[M,K],     B[N,K],      bias[N], Res[M,N],       C[M,N]
 //   batch_matmul      A[B,M,K],   B[B,N,K],    bias[N], Res[B,M,N],     C[B,M,N]
 // as the inputs (in the kernel ABI's order: bias and Res only when the operator has them) and the

@@ -28,6 +28,13 @@ namespace glimpse {
 //               shortcut of a residual block, fused as ONNX Runtime and TVM fuse conv + Add)
 //   relu=1      then max(·, 0)
 //   relu6=1     then min(max(·, 0), 6) (ONNX's Clip(0, 6), MobileNet's ReLU6); not with relu=1
+//
+// Activation layouts (conv2d, depthwise_conv2d; CPU templates only). By default the input, the
+// residual and the output are NCHW. in_block=b stores the input as NCHW[b]c — [N][C/b][H][W][b],
+// channel c at (c / b, c % b) — and out_block=b stores the residual and the output so, as
+// oneDNN's nChw16c/nChw8c: a network that keeps its activations blocked between layers pays no
+// packing or unpacking inside the kernels. b must divide the channels it blocks; depthwise takes
+// one block for both. The weights and the bias keep their layouts.
 
 // C[M,N] = A[M,K] · B[N,K]ᵀ, then the epilogue.
 struct DenseShape {
@@ -43,6 +50,7 @@ struct Conv2dShape {
   int64_t stride = 1, pad = 0, dilation = 1;
   bool bias = false, relu = false;
   bool residual = false, relu6 = false;
+  int64_t in_block = 0, out_block = 0;  // 0: NCHW (see "Activation layouts" above)
   int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
   int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
 };
@@ -54,6 +62,7 @@ struct DepthwiseConv2dShape {
   int64_t stride = 1, pad = 0, dilation = 1;
   bool bias = false, relu = false;
   bool residual = false, relu6 = false;
+  int64_t in_block = 0, out_block = 0;  // equal: one layout for input and output
   int64_t OutH() const { return (h + 2 * pad - dilation * (r - 1) - 1) / stride + 1; }
   int64_t OutW() const { return (w + 2 * pad - dilation * (s - 1) - 1) / stride + 1; }
 };
@@ -71,11 +80,11 @@ using Operator = std::variant<DenseShape, Conv2dShape, DepthwiseConv2dShape, Bat
 // "conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]",
 // "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1[,dilation=1,bias=0,relu=0]" or
 // "batch_matmul:B=12,M=128,N=128,K=64[,bias=0,relu=0]"; each also takes [,residual=1,relu6=1],
-// which the canonical form writes only when set (so that the workloads without them keep the
-// names they always had). Field names are case-sensitive as shown; omitted optional fields take the
-// defaults above, the shape fields (M/N/K, N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required.
-// Throws Error naming the bad field and the accepted ones, or the unknown operator and the known
-// ones.
+// the convolutions [,in_block=16,out_block=16], which the canonical form writes only when set (so
+// that the workloads without them keep the names they always had). Field names are case-sensitive
+// as shown; omitted optional fields take the defaults above, the shape fields (M/N/K,
+// N/C/H/W/K/R/S, N/C/H/W/R/S, B/M/N/K) are required. Throws Error naming the bad field and the
+// accepted ones, or the unknown operator and the known ones.
 Operator ParseOperator(const std::string& text);
 std::string OperatorToString(const Operator& op);  // the canonical form ParseOperator reads
 // The operator with its epilogue (bias, ReLU, ReLU6, residual add) removed: the loops that set its
@@ -127,8 +136,23 @@ std::string FormatBytes(double bytes);
 // zero padding computes (oneDNN's direct kernels do). Equals OperatorFlops without padding; a rate
 // counted with OperatorFlops can exceed the machine's peak by the ratio of the two.
 double OperatorFlopsInsideImage(const Operator& op);
+// The tensors' shapes as stored: a blocked activation (in_block, out_block) is
+// [N][C/b][H][W][b]; the element counts are those of the plain layout.
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op);
 std::vector<int64_t> OperatorOutputShape(const Operator& op);
+// Whether the operator stores an activation blocked (in_block or out_block set).
+bool OperatorHasBlockedLayout(const Operator& op);
+// The same computation on NCHW activations (in_block and out_block cleared).
+Operator OperatorInPlainLayout(Operator op);
+// A tensor of plain shape [N][C][H][W] reordered to NCHW[block]c, and back (defined for float and
+// double). Block 0 returns the tensor unchanged; Error when block does not divide C or the
+// tensor's size is not the shape's.
+template <typename T>
+std::vector<T> BlockChannels(const std::vector<T>& plain, const std::vector<int64_t>& plain_shape,
+                             int64_t block);
+template <typename T>
+std::vector<T> UnblockChannels(const std::vector<T>& blocked,
+                               const std::vector<int64_t>& plain_shape, int64_t block);
 int64_t OperatorReductionLength(
     const Operator& op);  // K (dense, batch_matmul), C·R·S (conv2d), R·S
 

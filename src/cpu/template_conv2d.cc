@@ -33,6 +33,11 @@
 // only the positions the kernel reads, Ip[N][C/c1][H/stride][W/stride][c1] = in[…][h·stride]
 // [w·stride], so the timed packing touches 1/stride² of the input instead of all of it (which
 // cost those layers as much as their small reduction), and the taps read Ip contiguously.
+//
+// Blocked activations (in_block / out_block, glimpse/ops.h): the NCHWc layouts only, their
+// blocks those of the activations (tile_c_1 = in_block, tile_k_2 = out_block). The register
+// tile's store is then contiguous — a vector of k2 channels per column — and a blocked input
+// needs no packing unless the padding is copied or the stride skips positions: the taps read I.
 #include <optional>
 #include <string>
 
@@ -67,7 +72,10 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floa
   // Every other shape keeps exactly the knobs and restrictions it always had, so that its space's
   // fingerprint — and the workload key of its records — stays what it was.
   const bool strided = StridedPointwise(shape);
+  const bool blocked_activations = shape.in_block != 0 || shape.out_block != 0;
   std::vector<KnobValue> layouts = {std::string("NCHW"), std::string("NCHWc")};
+  // The plain template indexes its activations by single channels: none blocked.
+  if (blocked_activations) layouts.erase(layouts.begin());
   if (strided) layouts.emplace_back(std::string("NCHWc_strided"));
   space.AddKnob(Knob::Categorical("layout", layouts));
   space.AddKnob(Knob::Split("tile_k", shape.k, 3));
@@ -89,6 +97,12 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floa
   // order_4 == 4: k1 is the last of the order, so a dimension of the register tile. The portable
   // cap's text is what every space had before the cap followed the machine, so AVX-512 machines
   // keep their workload keys.
+  if (shape.in_block != 0) {
+    space.AddRestriction("tile_c_1 == " + std::to_string(shape.in_block));
+  }
+  if (shape.out_block != 0) {
+    space.AddRestriction("tile_k_2 == " + std::to_string(shape.out_block));
+  }
   space.AddRestriction(
       "layout == 'NCHW' or tile_ow_2 * tile_k_2 <= " + std::to_string(register_tile_floats) +
       " and (order_4 != 4 or tile_k_1 * "
@@ -99,6 +113,9 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floa
 
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
   if (config.Text("layout") != "NCHW") return MakeConv2dBlockedNest(shape, config);
+  if (shape.in_block != 0 || shape.out_block != 0) {
+    throw Error("conv2d: layout NCHW on blocked activations; accepted: NCHWc, NCHWc_strided");
+  }
   std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
                        tow = config.List("tile_ow"), tc = config.List("tile_c");
   const int64_t k_tile = tk[1] * tk[2], oh_tile = toh[1], ow_tile = tow[1] * tow[2];
@@ -204,6 +221,16 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
         "conv2d: layout NCHWc_strided needs a 1×1 kernel, no padding and a stride that "
         "divides H and W");
   }
+  if (shape.in_block != 0 && c_block != shape.in_block) {
+    throw Error("conv2d NCHWc: input channel block " + std::to_string(c_block) +
+                " on an input blocked by " + std::to_string(shape.in_block));
+  }
+  if (shape.out_block != 0 && k_block != shape.out_block) {
+    throw Error("conv2d NCHWc: output channel block " + std::to_string(k_block) +
+                " on an output blocked by " + std::to_string(shape.out_block));
+  }
+  // An input already in the kernel's blocks, with nothing to pad or skip, is read where it is.
+  const bool pack_input = shape.in_block == 0 || pad_in_copy > 0 || strided_pack;
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
@@ -225,10 +252,13 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                       "OIHW" + std::to_string(c_block) + "i" + std::to_string(k_block) + "o",
                       DType::kFloat32, TensorRole::kPrepared}),
       w_layout};
-  const OperandCopy packed_in{
-      nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
-                      DType::kFloat32, TensorRole::kTemp}),
-      in_layout};
+  std::optional<OperandCopy> packed_in;
+  if (pack_input) {
+    packed_in =
+        OperandCopy{nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(c_block) + "c",
+                                    DType::kFloat32, TensorRole::kTemp}),
+                    in_layout};
+  }
   int acc = AddAccumulator(nest, {k1_tile, tow[2], k_block}, "K1,OW2,K2", "ow1");
 
   // Prepare: the weight in the blocked layout, once.
@@ -249,9 +279,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   }
 
   // The activation in the blocked layout (zero-padded with padding == copy), every call.
-  {
+  if (packed_in) {
     Stmt copy =
-        compute.Fill(Operand::kInput, packed_in,
+        compute.Fill(Operand::kInput, *packed_in,
                      {E::Var("pn"), E::Var("pc0"), E::Var("ph"), E::Var("pw"), E::Var("pc1")});
     nest.body.push_back(Node::MakeLoop(
         {"pn", shape.n},
@@ -280,8 +310,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                           {"r", strided_pack ? E::Const(0) : E::Var("r")},
                           {"s", strided_pack ? E::Const(0) : E::Var("s")}};
   Stmt mac = compute.MultiplyAdd(
-      {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at, &packed_in,
-      &packed_w);
+      {acc, {k1_in_tile ? E::Var("k1") : E::Const(0), E::Var("ow2"), E::Var("k2")}}, at,
+      packed_in ? &*packed_in : nullptr, &packed_w);
   Node reduction = Node::MakeLoop({"ow2", tow[2], LoopKind::kUnrolled},
                                   {Node::MakeLoop({"k2", k_block}, {Node::MakeStmt(mac)})});
   if (k1_in_tile)

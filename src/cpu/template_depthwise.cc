@@ -22,6 +22,9 @@
 //     for <order of c1 oh1 ow1 r s>, ow2 (unrolled with `unroll`), c2 (vector)
 //       acc += Ip · Wp
 //     out (NCHW) = acc (+ bias) (ReLU)    the unpacking store
+//
+// Blocked activations (in_block = out_block = b, glimpse/ops.h): vector_axis "c" with c2 = b only.
+// The store is then contiguous, and the input is read where it is unless the padding is copied.
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,10 +48,17 @@ ConfigSpace MakeDepthwiseSpace(const DepthwiseConv2dShape& shape) {
   space.AddKnob(Knob::Permutation("order", 5));
   space.AddKnob(Knob::Categorical(
       "parallel", {std::string("c"), std::string("oh"), std::string("c_oh"), std::string("none")}));
-  space.AddKnob(Knob::Categorical("vector_axis", {std::string("ow"), std::string("c")}));
+  const bool blocked_activations = shape.out_block != 0;
+  space.AddKnob(Knob::Categorical(
+      "vector_axis", blocked_activations
+                         ? std::vector<KnobValue>{std::string("c")}
+                         : std::vector<KnobValue>{std::string("ow"), std::string("c")}));
   space.AddKnob(Knob::Ordered("unroll", {int64_t{0}, int64_t{1}}));
   if (shape.pad > 0) {
     space.AddKnob(Knob::Categorical("padding", {std::string("guard"), std::string("copy")}));
+  }
+  if (blocked_activations) {
+    space.AddRestriction("tile_c_2 == " + std::to_string(shape.out_block));
   }
   space.AddRestriction("tile_c_1 * tile_c_2 * tile_oh_1 * tile_ow_1 * tile_ow_2 <= " +
                        std::to_string(kMaxAccumulator));
@@ -67,6 +77,12 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
   const bool copy_pad = config.Has("padding") && config.Text("padding") == "copy";
   const int64_t pad_in_copy = copy_pad ? shape.pad : 0;
   const int64_t hp = shape.h + 2 * pad_in_copy, wp = shape.w + 2 * pad_in_copy;
+  if (shape.out_block != 0 && (!blocked || tc[2] != shape.out_block)) {
+    throw Error("depthwise_conv2d: activations blocked by " + std::to_string(shape.out_block) +
+                " need vector_axis c with tile_c_2 = " + std::to_string(shape.out_block));
+  }
+  // A blocked input with nothing to pad is read where it is.
+  const bool pack_input = shape.in_block == 0 || pad_in_copy > 0;
   using E = AffineExpr;
 
   LoopNest nest;
@@ -93,10 +109,13 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
         nest.AddTensor({"Wp", w_layout.shape(), "CRS" + std::to_string(tc[2]) + "c",
                         DType::kFloat32, TensorRole::kPrepared}),
         w_layout};
-    const OperandCopy packed_in{
-        nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(tc[2]) + "c",
-                        DType::kFloat32, TensorRole::kTemp}),
-        in_layout};
+    std::optional<OperandCopy> packed_in;
+    if (pack_input) {
+      packed_in =
+          OperandCopy{nest.AddTensor({"Ip", in_layout.shape(), "NCHW" + std::to_string(tc[2]) + "c",
+                                      DType::kFloat32, TensorRole::kTemp}),
+                      in_layout};
+    }
     acc = AddAccumulator(nest, {tc[1], oh_tile, ow_tile, tc[2]}, "C1,OH,OW,C2", "ow0");
     Stmt pack_w = compute.Fill(Operand::kWeight, packed_w,
                                {E::Var("qb"), E::Var("qr"), E::Var("qs"), E::Var("qc")});
@@ -106,20 +125,22 @@ LoopNest MakeDepthwiseNest(const DepthwiseConv2dShape& shape, const ConfigView& 
             {"qr", shape.r},
             {Node::MakeLoop({"qs", shape.s},
                             {Node::MakeLoop({"qc", tc[2]}, {Node::MakeStmt(pack_w)})})})}));
-    Stmt pack_in =
-        compute.Fill(Operand::kInput, packed_in,
-                     {E::Var("pn"), E::Var("pb"), E::Var("ph"), E::Var("pw"), E::Var("pc")});
-    nest.body.push_back(Node::MakeLoop(
-        {"pn", shape.n},
-        {Node::MakeLoop(
-            {"pb", blocks, LoopKind::kParallel},
-            {Node::MakeLoop(
-                {"ph", hp, LoopKind::kParallel},
-                {Node::MakeLoop({"pw", wp},
-                                {Node::MakeLoop({"pc", tc[2]}, {Node::MakeStmt(pack_in)})})})})}));
+    if (packed_in) {
+      Stmt pack_in =
+          compute.Fill(Operand::kInput, *packed_in,
+                       {E::Var("pn"), E::Var("pb"), E::Var("ph"), E::Var("pw"), E::Var("pc")});
+      nest.body.push_back(Node::MakeLoop(
+          {"pn", shape.n},
+          {Node::MakeLoop(
+              {"pb", blocks, LoopKind::kParallel},
+              {Node::MakeLoop(
+                  {"ph", hp, LoopKind::kParallel},
+                  {Node::MakeLoop({"pw", wp}, {Node::MakeLoop({"pc", tc[2]},
+                                                              {Node::MakeStmt(pack_in)})})})})}));
+    }
     mac = compute.MultiplyAdd(
         {acc, {E::Var("c1"), E::Var("oh1"), E::Var("ow1", tow[2]) + E::Var("ow2"), E::Var("c2")}},
-        at, &packed_in, &packed_w);
+        at, packed_in ? &*packed_in : nullptr, &packed_w);
   } else {
     acc = AddAccumulator(nest, {c_tile, oh_tile, ow_tile}, "C,OH,OW", "ow0");
     std::optional<OperandCopy> padded;

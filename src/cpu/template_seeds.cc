@@ -82,6 +82,8 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     }
     if (!k_blocks.empty() && k_blocks[0] != half && shape.k % half == 0) k_blocks.push_back(half);
   }
+  // Blocked activations fix the blocks (the space allows no other).
+  if (shape.out_block != 0) k_blocks = {shape.out_block};
   // The input-channel blocks: two vectors' worth, then one; C itself when it is no multiple of a
   // vector (the first layer's 3 channels).
   std::vector<int64_t> c_blocks;
@@ -89,6 +91,7 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     if (shape.c % (vectors * lanes) == 0) c_blocks.push_back(vectors * lanes);
   }
   if (c_blocks.empty()) c_blocks.push_back(shape.c);
+  if (shape.in_block != 0) c_blocks = {shape.in_block};
 
   const std::string layout =
       KnobHasValue(space, "layout", "NCHWc_strided") ? "NCHWc_strided" : "NCHWc";
@@ -174,7 +177,9 @@ std::vector<Config> DepthwiseSeeds(const DepthwiseConv2dShape& shape, const Conf
 
   int64_t c_block = registers.lanes;
   while (c_block > 1 && shape.c % c_block != 0) c_block /= 2;
-  if (c_block * 2 >= registers.lanes) {  // at least half a vector of channels per block
+  if (shape.out_block != 0) c_block = shape.out_block;  // the activations' block (the only one)
+  if (c_block * 2 >= registers.lanes ||
+      shape.out_block != 0) {  // at least half a vector of channels per block
     // Registers: the strip's accumulators, the weight vector and the input vector.
     const int64_t columns = LargestDivisorAtMost(out_w, registers.count - 2);
     Json json = {{"tile_c", {shape.c / c_block, 1, c_block}},

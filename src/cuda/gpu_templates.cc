@@ -153,7 +153,21 @@ void ApplyAutoUnroll(LoopNest& nest, const std::string& root, int64_t max_step) 
 
 }  // namespace gpu
 
+namespace {
+
+// The GPU templates index activations as NCHW; a channel-blocked layout is the CPU templates'.
+void RequirePlainActivations(const Operator& op) {
+  if (OperatorHasBlockedLayout(op)) {
+    throw NoTemplateError("no GPU template for '" + OperatorToString(op) +
+                          "': the GPU templates take NCHW activations; accepted: in_block=0, "
+                          "out_block=0");
+  }
+}
+
+}  // namespace
+
 ConfigSpace MakeGpuSpace(const Operator& op) {
+  RequirePlainActivations(op);
   if (const auto* d = std::get_if<DenseShape>(&op)) return gpu::MakeDenseGpuSpace(*d);
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) return gpu::MakeBatchMatmulGpuSpace(*b);
   if (const auto* c = std::get_if<Conv2dShape>(&op)) {
@@ -168,6 +182,7 @@ ConfigSpace MakeGpuSpace(const Operator& op) {
 }
 
 LoopNest MakeGpuNest(const Operator& op, const ConfigSpace& space, const Config& config) {
+  RequirePlainActivations(op);
   ConfigView view(space, config);
   if (const auto* d = std::get_if<DenseShape>(&op)) return gpu::MakeDenseGpuNest(*d, view);
   if (const auto* b = std::get_if<BatchMatmulShape>(&op)) {

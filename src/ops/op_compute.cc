@@ -60,9 +60,17 @@ Relayout OperatorCompute::LayoutOf(Operand operand) const {
   return Relayout(operand == Operand::kInput ? input_shape_ : weight_shape_);
 }
 
+Access OperatorCompute::Stored(Operand operand, Access logical) const {
+  // Only the input is an activation among the operands (the weights keep their layouts).
+  if (operand == Operand::kInput && input_blocks_) {
+    logical.index = input_blocks_->CopyIndex(std::move(logical.index));
+  }
+  return logical;
+}
+
 Relayout OperatorCompute::Tile(Operand operand, const AxisBinding& origin,
                                const std::vector<int64_t>& extents) const {
-  const std::vector<AffineExpr> start = Read(operand, origin).index;
+  const std::vector<AffineExpr> start = Bind(Declared(operand), origin).index;
   if (extents.size() != start.size()) {
     throw Error("operator computation: a tile of " + std::to_string(extents.size()) +
                 " dimensions of an operand of " + std::to_string(start.size()));
@@ -80,12 +88,12 @@ Relayout OperatorCompute::Tile(Operand operand, const AxisBinding& origin,
 }
 
 Access OperatorCompute::Read(Operand operand, const AxisBinding& at) const {
-  return Bind(Declared(operand), at);
+  return Stored(operand, Bind(Declared(operand), at));
 }
 
 Access OperatorCompute::Read(Operand operand, const AxisBinding& at,
                              const OperandCopy& copy) const {
-  const Access source = Read(operand, at);
+  const Access source = Bind(Declared(operand), at);
   return {copy.tensor, copy.layout.CopyIndex(source.index),
           source.zero_outside && !copy.layout.HasWindow()};
 }
@@ -93,8 +101,8 @@ Access OperatorCompute::Read(Operand operand, const AxisBinding& at,
 Stmt OperatorCompute::Fill(Operand operand, const OperandCopy& copy,
                            std::vector<AffineExpr> copy_index) const {
   const Access& declared = Declared(operand);
-  Access source{declared.tensor, copy.layout.SourceIndex(copy_index),
-                declared.zero_outside && copy.layout.HasWindow()};
+  Access source = Stored(operand, {declared.tensor, copy.layout.SourceIndex(copy_index),
+                                   declared.zero_outside && copy.layout.HasWindow()});
   return Stmt{StmtKind::kCopy, {copy.tensor, std::move(copy_index)}, std::move(source)};
 }
 
@@ -108,6 +116,7 @@ Stmt OperatorCompute::MultiplyAdd(Access dst, const AxisBinding& at, const Opera
 
 Stmt OperatorCompute::Store(const AxisBinding& at, Access value, bool guarded) const {
   Access dst = Bind(output_, at);
+  if (output_blocks_) dst.index = output_blocks_->CopyIndex(std::move(dst.index));
   dst.zero_outside = guarded;
   return tensors.Store(std::move(dst), std::move(value));
 }
@@ -155,8 +164,17 @@ OperatorCompute DeclareOperatorCompute(LoopNest& nest, const Operator& op) {
           compute.weight_ = {compute.tensors.weight,
                              depthwise ? Vars({"c", "r", "s"}) : Vars({"k", "c", "r", "s"})};
           compute.output_ = {compute.tensors.output, Vars({"n", channel, "oh", "ow"})};
-          compute.input_shape_ = nest.tensors[compute.tensors.input].shape;
+          // The computation indexes the activations in NCHW; a blocked one is stored
+          // [N][C/b][H][W][b]: the channel split by b, its remainder last.
+          compute.input_shape_ = {shape.n, shape.c, shape.h, shape.w};
           compute.weight_shape_ = nest.tensors[compute.tensors.weight].shape;
+          if (shape.in_block != 0) {
+            compute.input_blocks_ = Relayout(compute.input_shape_).Split(1, shape.in_block, 4);
+          }
+          if (shape.out_block != 0) {
+            compute.output_blocks_ = Relayout({shape.n, channels, shape.OutH(), shape.OutW()})
+                                         .Split(1, shape.out_block, 4);
+          }
           return compute;
         } else {
           return DeclareMatmulCompute(nest, MatmulDimsOf(shape));

@@ -31,19 +31,28 @@ void DeclareResidual(LoopNest& nest, OperatorTensors& t, bool residual,
   t.residual = Input(nest, "Res", output_shape, layout, t.bias >= 0 ? 3 : 2, false);
 }
 
-// I, a weight of `weight_shape`, the bias, Res, O: the convolutions' tensors.
+// "NCHW", or "NCHW16c" for an activation blocked by 16.
+std::string ActivationLayout(int64_t block) {
+  return block == 0 ? "NCHW" : "NCHW" + std::to_string(block) + "c";
+}
+
+// I, a weight of `weight_shape`, the bias, Res, O: the convolutions' tensors, the activations in
+// their stored shapes (OperatorInputShapes, OperatorOutputShape).
 template <typename Shape>
 OperatorTensors DeclareConvolution(LoopNest& nest, const Shape& shape,
                                    std::vector<int64_t> weight_shape, std::string weight_layout,
                                    std::string bias_layout, int64_t channels) {
   OperatorTensors t;
-  const std::vector<int64_t> output_shape{shape.n, channels, shape.OutH(), shape.OutW()};
-  t.input = Input(nest, "I", {shape.n, shape.c, shape.h, shape.w}, "NCHW", 0, false);
+  const Operator op = shape;
+  const std::vector<int64_t> output_shape = OperatorOutputShape(op);
+  t.input =
+      Input(nest, "I", OperatorInputShapes(op)[0], ActivationLayout(shape.in_block), 0, false);
   t.weight = Input(nest, "Wt", std::move(weight_shape), std::move(weight_layout), 1, true);
   if (shape.bias) t.bias = Input(nest, "bias", {channels}, std::move(bias_layout), 2, true);
-  DeclareResidual(nest, t, shape.residual, output_shape, "NCHW");
-  t.output = Output(nest, "O", output_shape, "NCHW");
+  DeclareResidual(nest, t, shape.residual, output_shape, ActivationLayout(shape.out_block));
+  t.output = Output(nest, "O", output_shape, ActivationLayout(shape.out_block));
   t.channel_dim = 1;
+  t.channel_block = shape.out_block;
   t.relu = shape.relu, t.relu6 = shape.relu6;
   return t;
 }
@@ -84,7 +93,13 @@ Stmt OperatorTensors::Store(Access dst, Access value) const {
     throw Error("an operator's output statement must write its output tensor");
   }
   Stmt store{StmtKind::kCopy, std::move(dst), std::move(value)};
-  if (bias >= 0) store.bias = Access{bias, {store.dst.index[channel_dim]}};
+  if (bias >= 0) {
+    // A blocked output's channel is (block index)·block + (the lane, the last dimension).
+    store.bias = Access{bias,
+                        {channel_block == 0 ? store.dst.index[channel_dim]
+                                            : store.dst.index[channel_dim] * channel_block +
+                                                  store.dst.index.back()}};
+  }
   // Res has the output's shape: the destination's element. Read guarded where the destination is:
   // a guarded store is skipped outside the output, so the guard only keeps validation exact.
   if (residual >= 0) store.residual = Access{residual, store.dst.index, store.dst.zero_outside};

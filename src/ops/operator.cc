@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "glimpse/error.h"
@@ -20,11 +21,12 @@ struct FieldSpec {
 
 const FieldSpec& SpecOf(const std::string& op) {
   static const FieldSpec kDense{{"M", "N", "K"}, {"bias", "relu", "residual", "relu6"}};
-  static const FieldSpec kConv{{"N", "C", "H", "W", "K", "R", "S"},
-                               {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6"}};
+  static const FieldSpec kConv{
+      {"N", "C", "H", "W", "K", "R", "S"},
+      {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6", "in_block", "out_block"}};
   static const FieldSpec kDepthwise{
       {"N", "C", "H", "W", "R", "S"},
-      {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6"}};
+      {"stride", "pad", "dilation", "bias", "relu", "residual", "relu6", "in_block", "out_block"}};
   static const FieldSpec kBatchMatmul{{"B", "M", "N", "K"}, {"bias", "relu", "residual", "relu6"}};
   if (op == "dense") return kDense;
   if (op == "conv2d") return kConv;
@@ -34,10 +36,12 @@ const FieldSpec& SpecOf(const std::string& op) {
               "'; known: batch_matmul, conv2d, depthwise_conv2d, dense");
 }
 
-// The epilogue fields that appear in the canonical form and in JSON only when set: workloads
-// named before they existed keep their names (and their tuning records).
+bool IsBlockField(const std::string& field) { return field == "in_block" || field == "out_block"; }
+
+// The epilogue fields (and the activation blocks) that appear in the canonical form and in JSON
+// only when set: workloads named before they existed keep their names (and their tuning records).
 bool WrittenOnlyWhenSet(const std::string& field) {
-  return field == "residual" || field == "relu6";
+  return field == "residual" || field == "relu6" || IsBlockField(field);
 }
 
 std::string Accepted(const FieldSpec& spec) {
@@ -75,10 +79,12 @@ std::map<std::string, int64_t> CheckFields(const std::string& op,
     default_to("stride", 1);
     default_to("pad", 0);
     default_to("dilation", 1);
+    default_to("in_block", 0);
+    default_to("out_block", 0);
   }
   for (const auto& [name, value] : out) {
     bool flag = name == "bias" || name == "relu" || name == "residual" || name == "relu6";
-    int64_t lo = flag || name == "pad" ? 0 : 1;
+    int64_t lo = flag || name == "pad" || IsBlockField(name) ? 0 : 1;
     int64_t hi = flag ? 1 : (int64_t{1} << 20);
     if (value < lo || value > hi) {
       throw Error(op + ": field '" + name + "' is " + std::to_string(value) + "; accepted: " +
@@ -98,6 +104,28 @@ template <typename Shape>
 void SetEpilogue(Shape& shape, std::map<std::string, int64_t>& f) {
   shape.bias = f["bias"] != 0, shape.relu = f["relu"] != 0;
   shape.residual = f["residual"] != 0, shape.relu6 = f["relu6"] != 0;
+}
+
+// The activation blocks of a convolution from checked fields: each divides the channels it blocks
+// (`out_channels`: K, or C for depthwise, whose two blocks must be equal).
+template <typename Shape>
+void SetBlocks(const std::string& op, Shape& shape, std::map<std::string, int64_t>& f,
+               int64_t out_channels) {
+  shape.in_block = f["in_block"], shape.out_block = f["out_block"];
+  auto check = [&](const char* field, int64_t block, const char* channels, int64_t count) {
+    if (block != 0 && count % block != 0) {
+      throw Error(op + ": field '" + field + "' is " + std::to_string(block) +
+                  "; accepted: 0 (NCHW) or a divisor of " + channels + " = " +
+                  std::to_string(count));
+    }
+  };
+  check("in_block", shape.in_block, "C", shape.c);
+  check("out_block", shape.out_block, op == "conv2d" ? "K" : "C", out_channels);
+  if (op == "depthwise_conv2d" && shape.in_block != shape.out_block) {
+    throw Error(op + ": fields 'in_block' (" + std::to_string(shape.in_block) +
+                ") and 'out_block' (" + std::to_string(shape.out_block) +
+                ") differ; accepted: the same block for input and output");
+  }
 }
 
 // Every tensor's element count — the inputs as OperatorInputShapes lists them, then the output —
@@ -153,6 +181,7 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
     d.n = f["N"], d.c = f["C"], d.h = f["H"], d.w = f["W"], d.r = f["R"], d.s = f["S"];
     d.stride = f["stride"], d.pad = f["pad"], d.dilation = f["dilation"];
     SetEpilogue(d, f);
+    SetBlocks(op, d, f, d.c);
     check_window(d.OutH(), d.OutW());
     return CheckTensorCounts(op, d);
   }
@@ -160,6 +189,7 @@ Operator FromFields(const std::string& op, const std::map<std::string, int64_t>&
   c.n = f["N"], c.c = f["C"], c.h = f["H"], c.w = f["W"], c.k = f["K"], c.r = f["R"], c.s = f["S"];
   c.stride = f["stride"], c.pad = f["pad"], c.dilation = f["dilation"];
   SetEpilogue(c, f);
+  SetBlocks(op, c, f, c.k);
   check_window(c.OutH(), c.OutW());
   return CheckTensorCounts(op, c);
 }
@@ -270,6 +300,12 @@ Json OperatorToJson(const Operator& op) {
       [&](const auto& shape) {
         if (shape.residual) json["residual"] = 1;
         if (shape.relu6) json["relu6"] = 1;
+        using Shape = std::decay_t<decltype(shape)>;
+        if constexpr (std::is_same_v<Shape, Conv2dShape> ||
+                      std::is_same_v<Shape, DepthwiseConv2dShape>) {
+          if (shape.in_block != 0) json["in_block"] = shape.in_block;
+          if (shape.out_block != 0) json["out_block"] = shape.out_block;
+        }
       },
       op);
   return json;
@@ -309,6 +345,84 @@ std::string OperatorToString(const Operator& op) {
   return out;
 }
 
+namespace {
+
+// [N][C][H][W], or [N][C/block][H][W][block] with a block.
+std::vector<int64_t> ActivationShape(int64_t n, int64_t c, int64_t h, int64_t w, int64_t block) {
+  if (block == 0) return {n, c, h, w};
+  return {n, c / block, h, w, block};
+}
+
+// Copies between the plain and the blocked order of a [N][C][H][W] tensor; `to_blocked` picks the
+// direction.
+template <typename T>
+std::vector<T> Reblock(const std::vector<T>& from, const std::vector<int64_t>& shape, int64_t block,
+                       bool to_blocked) {
+  if (shape.size() != 4) throw Error("a channel-blocked tensor needs an NCHW shape");
+  const int64_t n = shape[0], c = shape[1], plane = shape[2] * shape[3];
+  if (static_cast<int64_t>(from.size()) != n * c * plane) {
+    throw Error("a tensor of " + std::to_string(from.size()) + " elements for a shape of " +
+                std::to_string(n * c * plane));
+  }
+  if (block == 0) return from;
+  if (block < 0 || c % block != 0) {
+    throw Error("channel block " + std::to_string(block) +
+                " does not divide C = " + std::to_string(c));
+  }
+  std::vector<T> to(from.size());
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t p = 0; p < plane; ++p) {
+        const int64_t plain = (b * c + ch) * plane + p;
+        const int64_t blocked = ((b * (c / block) + ch / block) * plane + p) * block + ch % block;
+        if (to_blocked) {
+          to[blocked] = from[plain];
+        } else {
+          to[plain] = from[blocked];
+        }
+      }
+    }
+  }
+  return to;
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<T> BlockChannels(const std::vector<T>& plain, const std::vector<int64_t>& plain_shape,
+                             int64_t block) {
+  return Reblock(plain, plain_shape, block, true);
+}
+
+template <typename T>
+std::vector<T> UnblockChannels(const std::vector<T>& blocked,
+                               const std::vector<int64_t>& plain_shape, int64_t block) {
+  return Reblock(blocked, plain_shape, block, false);
+}
+
+template std::vector<float> BlockChannels(const std::vector<float>&, const std::vector<int64_t>&,
+                                          int64_t);
+template std::vector<double> BlockChannels(const std::vector<double>&, const std::vector<int64_t>&,
+                                           int64_t);
+template std::vector<float> UnblockChannels(const std::vector<float>&, const std::vector<int64_t>&,
+                                            int64_t);
+template std::vector<double> UnblockChannels(const std::vector<double>&,
+                                             const std::vector<int64_t>&, int64_t);
+
+bool OperatorHasBlockedLayout(const Operator& op) {
+  return std::visit(
+      Overloaded{[](const Conv2dShape& c) { return c.in_block || c.out_block; },
+                 [](const DepthwiseConv2dShape& d) { return d.in_block || d.out_block; },
+                 [](const auto&) { return false; }},
+      op);
+}
+
+Operator OperatorInPlainLayout(Operator op) {
+  if (auto* c = std::get_if<Conv2dShape>(&op)) c->in_block = c->out_block = 0;
+  if (auto* d = std::get_if<DepthwiseConv2dShape>(&op)) d->in_block = d->out_block = 0;
+  return op;
+}
+
 int64_t OperatorReductionLength(const Operator& op) {
   return std::visit(Overloaded{[](const DenseShape& d) { return d.k; },
                                [](const Conv2dShape& c) { return c.c * c.r * c.s; },
@@ -322,10 +436,10 @@ std::vector<int64_t> OperatorOutputShape(const Operator& op) {
                                  return std::vector<int64_t>{d.m, d.n};
                                },
                                [](const Conv2dShape& c) {
-                                 return std::vector<int64_t>{c.n, c.k, c.OutH(), c.OutW()};
+                                 return ActivationShape(c.n, c.k, c.OutH(), c.OutW(), c.out_block);
                                },
                                [](const DepthwiseConv2dShape& d) {
-                                 return std::vector<int64_t>{d.n, d.c, d.OutH(), d.OutW()};
+                                 return ActivationShape(d.n, d.c, d.OutH(), d.OutW(), d.out_block);
                                },
                                [](const BatchMatmulShape& b) {
                                  return std::vector<int64_t>{b.b, b.m, b.n};
@@ -335,27 +449,28 @@ std::vector<int64_t> OperatorOutputShape(const Operator& op) {
 
 std::vector<std::vector<int64_t>> OperatorInputShapes(const Operator& op) {
   using Shapes = std::vector<std::vector<int64_t>>;
-  Shapes shapes = std::visit(Overloaded{[](const DenseShape& d) {
-                                          Shapes s{{d.m, d.k}, {d.n, d.k}};
-                                          if (d.bias) s.push_back({d.n});
-                                          return s;
-                                        },
-                                        [](const Conv2dShape& c) {
-                                          Shapes s{{c.n, c.c, c.h, c.w}, {c.k, c.c, c.r, c.s}};
-                                          if (c.bias) s.push_back({c.k});
-                                          return s;
-                                        },
-                                        [](const DepthwiseConv2dShape& d) {
-                                          Shapes s{{d.n, d.c, d.h, d.w}, {d.c, d.r, d.s}};
-                                          if (d.bias) s.push_back({d.c});
-                                          return s;
-                                        },
-                                        [](const BatchMatmulShape& b) {
-                                          Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
-                                          if (b.bias) s.push_back({b.n});
-                                          return s;
-                                        }},
-                             op);
+  Shapes shapes = std::visit(
+      Overloaded{[](const DenseShape& d) {
+                   Shapes s{{d.m, d.k}, {d.n, d.k}};
+                   if (d.bias) s.push_back({d.n});
+                   return s;
+                 },
+                 [](const Conv2dShape& c) {
+                   Shapes s{ActivationShape(c.n, c.c, c.h, c.w, c.in_block), {c.k, c.c, c.r, c.s}};
+                   if (c.bias) s.push_back({c.k});
+                   return s;
+                 },
+                 [](const DepthwiseConv2dShape& d) {
+                   Shapes s{ActivationShape(d.n, d.c, d.h, d.w, d.in_block), {d.c, d.r, d.s}};
+                   if (d.bias) s.push_back({d.c});
+                   return s;
+                 },
+                 [](const BatchMatmulShape& b) {
+                   Shapes s{{b.b, b.m, b.k}, {b.b, b.n, b.k}};
+                   if (b.bias) s.push_back({b.n});
+                   return s;
+                 }},
+      op);
   if (OperatorResidualInput(op) >= 0) shapes.push_back(OperatorOutputShape(op));
   return shapes;
 }

@@ -1,6 +1,8 @@
 #include "glimpse/reference.h"
 
 #include <cmath>
+#include <utility>
+#include <variant>
 
 #include "glimpse/error.h"
 
@@ -57,6 +59,29 @@ void BatchMatmul(const std::vector<std::vector<float>>& inputs, const BatchMatmu
 
 ReferenceResult ComputeReference(const Operator& op,
                                  const std::vector<std::vector<float>>& inputs) {
+  if (OperatorHasBlockedLayout(op)) {
+    // The plain computation on the activations unblocked, its result blocked as the output is.
+    const Operator plain = OperatorInPlainLayout(op);
+    const std::vector<std::vector<int64_t>> plain_inputs = OperatorInputShapes(plain);
+    const std::vector<int64_t> plain_output = OperatorOutputShape(plain);
+    const auto [in_block, out_block] = std::visit(
+        [](const auto& shape) -> std::pair<int64_t, int64_t> {
+          if constexpr (requires { shape.in_block; }) return {shape.in_block, shape.out_block};
+          return {0, 0};
+        },
+        op);
+    std::vector<std::vector<float>> unblocked = inputs;
+    if (inputs.empty()) throw Error("reference: no inputs");
+    unblocked[0] = UnblockChannels(inputs[0], plain_inputs[0], in_block);
+    const int residual = OperatorResidualInput(op);
+    if (residual >= 0 && residual < static_cast<int>(inputs.size())) {
+      unblocked[residual] = UnblockChannels(inputs[residual], plain_output, out_block);
+    }
+    ReferenceResult result = ComputeReference(plain, unblocked);
+    result.output = BlockChannels(result.output, plain_output, out_block);
+    result.magnitude = BlockChannels(result.magnitude, plain_output, out_block);
+    return result;
+  }
   ReferenceResult result;
   int64_t count = 1;
   for (int64_t d : OperatorOutputShape(op)) count *= d;

@@ -287,6 +287,73 @@ TEST(ReferenceEpilogue, Relu6ClampsAndTheResidualIsAddedPerElement) {
   EXPECT_DOUBLE_EQ(r.output[2], 0.0);  // -3 + 0 + 0.5, clamped
 }
 
+// A channel-blocked reference: a 1×1 convolution with identity weights passes its input through,
+// so the output (blocked by 8) is the input (given blocked by 4) plus bias and residual.
+TEST(ReferenceBlocked, ActivationsAreReadAndWrittenInTheirBlocks) {
+  const Operator op =
+      ParseOperator("conv2d:N=1,C=8,H=1,W=3,K=8,R=1,S=1,bias=1,residual=1,in_block=4,out_block=8");
+  const std::vector<int64_t> plain_shape{1, 8, 1, 3};
+  std::vector<float> x(24), residual(24), weight(64, 0.0f), bias(8);
+  for (int i = 0; i < 24; ++i) x[i] = static_cast<float>(i), residual[i] = 100.0f * (i % 3);
+  for (int k = 0; k < 8; ++k) weight[k * 8 + k] = 1.0f, bias[k] = 1000.0f * k;
+  const ReferenceResult r = ComputeReference(op, {BlockChannels(x, plain_shape, 4), weight, bias,
+                                                  BlockChannels(residual, plain_shape, 8)});
+  std::vector<double> expected(24);
+  for (int k = 0; k < 8; ++k) {
+    for (int p = 0; p < 3; ++p) expected[k * 3 + p] = x[k * 3 + p] + bias[k] + residual[k * 3 + p];
+  }
+  EXPECT_EQ(r.output, BlockChannels(expected, plain_shape, 8));
+}
+
+// Activations stored blocked (in_block / out_block): both templates on blocked inputs and outputs,
+// a plain input into a blocked output (a first layer), a blocked input into a plain output, with
+// and without the padding copied, strided, with residuals.
+TEST_F(KernelTest, BlockedActivationConfigurationsMatchTheReference) {
+  ExpectAllOk("conv2d:N=1,C=8,H=9,W=9,K=8,R=3,S=3,pad=1,bias=1,relu=1,in_block=4,out_block=4", 6,
+              41, {}, {{"padding", "copy"}});
+  ExpectAllOk("conv2d:N=1,C=8,H=9,W=9,K=8,R=3,S=3,pad=1,bias=1,relu=1,in_block=4,out_block=4", 3,
+              42, {}, {{"padding", "guard"}});
+  ExpectAllOk("conv2d:N=2,C=8,H=8,W=6,K=8,R=1,S=1,stride=2,in_block=4,out_block=8,residual=1", 6,
+              43);
+  ExpectAllOk("conv2d:N=1,C=3,H=10,W=10,K=8,R=3,S=3,stride=2,pad=1,bias=1,out_block=4", 4, 44);
+  ExpectAllOk("conv2d:N=1,C=8,H=7,W=7,K=6,R=3,S=3,pad=1,relu6=1,residual=1,in_block=8", 4, 45);
+  ExpectAllOk(
+      "depthwise_conv2d:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,in_block=4,"
+      "out_block=4",
+      6, 46);
+  ExpectAllOk("depthwise_conv2d:N=2,C=8,H=6,W=7,R=3,S=3,residual=1,in_block=8,out_block=8", 3, 47);
+}
+
+// Blocked activations leave the plain layout out of the conv2d space and fix the blocks; an input
+// already in the kernel's blocks, with no padding to copy, is read where it is (no packing).
+TEST(BlockedActivationSpaceTest, TheBlocksAreTheActivationsAndAnUnpaddedInputIsNotPacked) {
+  const Operator op = ParseOperator("conv2d:N=1,C=16,H=8,W=8,K=32,R=1,S=1,in_block=8,out_block=16");
+  const Task task = MakeCpuTask(op);
+  const Json space = task.space.ToJson();
+  for (const Json& knob : space.at("knobs")) {
+    if (knob.at("name") == "layout") {
+      EXPECT_EQ(knob.at("values").dump(), R"(["NCHWc"])");
+    }
+  }
+  Rng rng(5);
+  for (int i = 0; i < 20; ++i) {
+    const Config config = *task.space.SampleValid(rng);
+    const Json json = task.space.ConfigToJson(config);
+    EXPECT_EQ(json.at("tile_c").at(1), 8);
+    EXPECT_EQ(json.at("tile_k").at(2), 16);
+    const LoopNest nest = MakeCpuNest(op, task.space, config);
+    for (const TensorDecl& tensor : nest.tensors) EXPECT_NE(tensor.name, "Ip");
+  }
+  const Operator depthwise =
+      ParseOperator("depthwise_conv2d:N=1,C=32,H=8,W=8,R=3,S=3,pad=1,in_block=16,out_block=16");
+  const Task depthwise_task = MakeCpuTask(depthwise);
+  for (int i = 0; i < 20; ++i) {
+    const Json json = depthwise_task.space.ConfigToJson(*depthwise_task.space.SampleValid(rng));
+    EXPECT_EQ(json.at("vector_axis"), "c");
+    EXPECT_EQ(json.at("tile_c").at(2), 16);
+  }
+}
+
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
 // (ow2 × k1 × k2/lanes accumulators, nothing stored), as read from the compiler's assembly.
 TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {

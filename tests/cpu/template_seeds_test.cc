@@ -266,7 +266,7 @@ TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
 
 // Every seed of this machine's space compiles and matches the reference (a 3×3 layer with padding,
 // a strided 1×1 one, 3-channel first layers strided and not, batch 2; depthwise ones strided and
-// not).
+// not; activations blocked by 16).
 TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
   const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
   for (const std::string op :
@@ -277,7 +277,13 @@ TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
         "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
         "relu6=1",
         "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1",
-        "dense:M=1,N=37,K=300,bias=1,relu=1", "dense:M=1,N=16,K=64,residual=1,relu6=1"}) {
+        "dense:M=1,N=37,K=300,bias=1,relu=1", "dense:M=1,N=16,K=64,residual=1,relu6=1",
+        // Activations blocked by 16 (in and out, out only, strided).
+        "conv2d:N=1,C=32,H=8,W=8,K=32,R=3,S=3,pad=1,bias=1,relu=1,in_block=16,out_block=16",
+        "conv2d:N=1,C=3,H=12,W=12,K=16,R=3,S=3,stride=2,pad=1,bias=1,out_block=16",
+        "conv2d:N=1,C=32,H=8,W=8,K=16,R=1,S=1,stride=2,residual=1,in_block=16,out_block=16",
+        "depthwise_conv2d:N=1,C=32,H=9,W=9,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,in_block=16,"
+        "out_block=16"}) {
     Task task = MakeCpuTask(ParseOperator(op));
     const std::vector<Config> seeds =
         CpuTemplateSeeds(ParseOperator(op), task.space, HostVectorRegisters(), 2);

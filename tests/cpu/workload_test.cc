@@ -61,6 +61,64 @@ TEST(Operator, RoundTripsThroughTextAndJson) {
   }
 }
 
+// in_block / out_block: parsed, checked against the channels, written only when set, and the
+// activations' stored shapes follow them.
+TEST(Operator, ChannelBlocksAreCheckedAndWrittenOnlyWhenSet) {
+  const char* text =
+      "conv2d:N=1,C=8,H=9,W=9,K=16,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=0,residual=1,"
+      "in_block=4,out_block=8";
+  const Operator op = ParseOperator(text);
+  EXPECT_EQ(OperatorToString(op), text);
+  EXPECT_EQ(OperatorToString(OperatorFromJson(OperatorToJson(op))), text);
+  EXPECT_TRUE(OperatorHasBlockedLayout(op));
+  EXPECT_EQ(OperatorInputShapes(op)[0], (std::vector<int64_t>{1, 2, 9, 9, 4}));
+  EXPECT_EQ(OperatorInputShapes(op)[1], (std::vector<int64_t>{16, 8, 3, 3}));    // weights plain
+  EXPECT_EQ(OperatorInputShapes(op)[3], (std::vector<int64_t>{1, 2, 9, 9, 8}));  // residual
+  EXPECT_EQ(OperatorOutputShape(op), (std::vector<int64_t>{1, 2, 9, 9, 8}));
+  const Operator plain = OperatorInPlainLayout(op);
+  EXPECT_FALSE(OperatorHasBlockedLayout(plain));
+  EXPECT_EQ(OperatorOutputShape(plain), (std::vector<int64_t>{1, 16, 9, 9}));
+  EXPECT_EQ(OperatorFlops(plain), OperatorFlops(op));
+  EXPECT_EQ(OperatorToString(ParseOperator("conv2d:N=1,C=8,H=9,W=9,K=16,R=1,S=1,in_block=0")),
+            "conv2d:N=1,C=8,H=9,W=9,K=16,R=1,S=1,stride=1,pad=0,dilation=1,bias=0,relu=0");
+  auto error_of = [](const std::string& text) {
+    try {
+      ParseOperator(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("conv2d:N=1,C=8,H=9,W=9,K=16,R=1,S=1,in_block=3").find("divisor of C = 8"),
+            std::string::npos);
+  EXPECT_NE(error_of("conv2d:N=1,C=8,H=9,W=9,K=12,R=1,S=1,out_block=8").find("divisor of K = 12"),
+            std::string::npos);
+  EXPECT_NE(error_of("depthwise_conv2d:N=1,C=8,H=9,W=9,R=3,S=3,in_block=8,out_block=4")
+                .find("'in_block' (8) and 'out_block' (4) differ"),
+            std::string::npos);
+  EXPECT_NE(error_of("dense:M=1,N=8,K=8,in_block=8").find("unknown field 'in_block'"),
+            std::string::npos);
+  EXPECT_NE(error_of("conv2d:N=1,C=8,H=9,W=9,K=16,R=1,S=1,out_block=-8").find("'out_block'"),
+            std::string::npos);
+}
+
+// NCHW[b]c: channel c of pixel p at ((n·C/b + c/b)·H·W + p)·b + c % b, and back.
+TEST(Operator, BlockChannelsPlacesEachChannelInItsBlockLane) {
+  const std::vector<int64_t> shape{2, 6, 1, 2};  // N=2, C=6, a plane of 2
+  std::vector<float> plain(24);
+  for (size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i);
+  const std::vector<float> blocked = BlockChannels(plain, shape, 3);
+  // Batch 0, block 0: pixel 0 holds channels 0,1,2 (plain 0, 2, 4), pixel 1 (plain 1, 3, 5).
+  EXPECT_EQ(std::vector<float>(blocked.begin(), blocked.begin() + 6),
+            (std::vector<float>{0, 2, 4, 1, 3, 5}));
+  // Batch 1, block 1, pixel 1: channels 3,4,5 of batch 1 are plain 12 + 7, 9, 11.
+  EXPECT_EQ(std::vector<float>(blocked.end() - 3, blocked.end()), (std::vector<float>{19, 21, 23}));
+  EXPECT_EQ(UnblockChannels(blocked, shape, 3), plain);
+  EXPECT_EQ(BlockChannels(plain, shape, 0), plain);
+  EXPECT_THROW(BlockChannels(plain, shape, 4), Error);
+  EXPECT_THROW(BlockChannels(std::vector<float>(23), shape, 3), Error);
+}
+
 TEST(Operator, ResidualAndRelu6AreWrittenOnlyWhenSet) {
   const char* text =
       "conv2d:N=1,C=8,H=9,W=9,K=4,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=0,residual=1,"

@@ -88,6 +88,19 @@ Json DepthwiseConfig(std::vector<int64_t> c, std::vector<int64_t> y, std::vector
           {"auto_unroll_max_step", max_step}};
 }
 
+// Channel-blocked activations are the CPU templates' layout: the GPU refuses them by name.
+TEST(DepthwiseGpuTemplateTest, BlockedActivationsHaveNoGpuTemplate) {
+  for (const char* op : {"depthwise_conv2d:N=1,C=32,H=8,W=8,R=3,S=3,pad=1,in_block=16,out_block=16",
+                         "conv2d:N=1,C=3,H=8,W=8,K=16,R=3,S=3,pad=1,out_block=16"}) {
+    try {
+      MakeGpuSpace(ParseOperator(op));
+      ADD_FAILURE() << op << " was given a GPU space";
+    } catch (const NoTemplateError& e) {
+      EXPECT_NE(std::string(e.what()).find("NCHW activations"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(DepthwiseGpuTemplateTest, SpaceRestrictsThreadsSharedMemoryAndAccumulators) {
   DepthwiseConv2dShape shape = std::get<DepthwiseConv2dShape>(
       ParseOperator("depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"));
