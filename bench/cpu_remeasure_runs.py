@@ -14,6 +14,10 @@ sessions (the host takes the second CPU now and then), so runs re-measured one a
 not comparable; measured in the same minutes, in alternating order, and taken at their fastest
 pass, they are. Two runs that measured the same configurations come out equal by construction.
 
+A run tuned with channel-blocked activations (in_block / out_block) counts for the task of the
+same operator in NCHW: its configurations are measured on its own blocked operator, beside the
+other runs' plain ones, so that a blocked run and a plain run of one model compare layer by layer.
+
   bench/cpu_remeasure_runs.py --run ref=build/r18/ref256.db --run hw16=build/r18/hw16.db \\
       --tasks bench/configs/resnet18_fused_cpu_tasks.txt --top 3 --passes 2 \\
       --bench build/ci/bench/bench_cpu_templates --reference ref --out FILE.json > FILE.md
@@ -42,19 +46,25 @@ def read_tasks(path):
     return tasks
 
 
+def plain_layout(op):
+    """The operator with its activation blocks (in_block, out_block) removed."""
+    return re.sub(r",(in|out)_block=\d+", "", op)
+
+
 def top_configs(db, top):
-    """{canonical operator: [config JSON text, ...]}: the `top` fastest distinct ok ones."""
-    result = {}
+    """{canonical operator in NCHW: [(operator as tuned, config JSON text), ...]}: the `top`
+    fastest distinct ok ones."""
+    best = {}
     for op, records in records_by_operator(db).items():
-        best = {}
+        per_op = best.setdefault(plain_layout(op), {})
         for status, time_s, config in records:
             if status != "ok" or time_s is None:
                 continue
-            key = json.dumps(json.loads(config), sort_keys=True)
-            if key not in best or time_s < best[key]:
-                best[key] = time_s
-        result[op] = [c for c, _ in sorted(best.items(), key=lambda item: item[1])[:top]]
-    return result
+            key = (op, json.dumps(json.loads(config), sort_keys=True))
+            if key not in per_op or time_s < per_op[key]:
+                per_op[key] = time_s
+    return {op: [c for c, _ in sorted(per_op.items(), key=lambda item: item[1])[:top]]
+            for op, per_op in best.items()}
 
 
 def pass_order(n, index):
@@ -63,17 +73,19 @@ def pass_order(n, index):
     return order[::-1] if index % 2 else order
 
 
-def measure(bench, op, configs, threads):
-    """Times in seconds (None where the configuration failed), in the order given."""
+def measure(bench, candidates, threads):
+    """Times in seconds (None where the configuration failed) of (operator, config) pairs, in
+    the order given."""
     command = [bench]
     if threads:
         command += ["--threads", str(threads)]
-    for config in configs:
+    for op, config in candidates:
         command += ["--op", op, "--config", config]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    rows = [line for line in output.splitlines() if line.startswith(f"| {op} | ")]
-    if len(rows) != len(configs):
-        raise SystemExit(f"{bench}: {len(rows)} rows for {len(configs)} configurations of {op}")
+    prefixes = tuple(f"| {op} | " for op in {op for op, _ in candidates})
+    rows = [line for line in output.splitlines() if line.startswith(prefixes)]
+    if len(rows) != len(candidates):
+        raise SystemExit(f"{bench}: {len(rows)} rows for {len(candidates)} configurations")
     times = []
     for row in rows:
         found = re.search(r"\| ([0-9.]+) ms \|", row)
@@ -106,7 +118,7 @@ def main():
     result = {"runs": names, "top": args.top, "passes": args.passes, "operators": {}}
     for op, weight in read_tasks(args.tasks):
         key = canonical(op)
-        owners = {}  # config -> the runs that have it among their top
+        owners = {}  # (operator as tuned, config) -> the runs that have it among their top
         for name, per_op in runs:
             for config in per_op.get(key, []):
                 owners.setdefault(config, []).append(name)
@@ -117,7 +129,7 @@ def main():
         samples = {config: [] for config in configs}
         for index in range(args.passes):
             ordered = [configs[i] for i in pass_order(len(configs), index)]
-            for config, time_s in zip(ordered, measure(args.bench, op, ordered, args.threads)):
+            for config, time_s in zip(ordered, measure(args.bench, ordered, args.threads)):
                 samples[config].append(time_s)
         fastest = {c: min((t for t in ts if t is not None), default=None)
                    for c, ts in samples.items()}
@@ -127,8 +139,8 @@ def main():
             best[name] = min(own) if own else None
         result["operators"][op] = {
             "weight": weight, "best_s": best,
-            "configs": [{"config": json.loads(c), "runs": owners[c], "times_s": samples[c]}
-                        for c in configs]}
+            "configs": [{"operator": tuned, "config": json.loads(c), "runs": owners[(tuned, c)],
+                         "times_s": samples[(tuned, c)]} for tuned, c in configs]}
         print(f"{op}: " + ", ".join(
             f"{n} {best[n] * 1e3:.3f} ms" if best[n] else f"{n} -" for n in names),
             file=sys.stderr)

@@ -46,6 +46,10 @@ struct CompileModelOptions {
   // Where the model came from, for the manifest (`glimpse run` rebuilds the reference from it):
   // {"model": "resnet18" or "x.onnx", "input_shapes": {...}}.
   Json source = Json::object();
+  // Keep activations channel-blocked between the convolutions (glimpse/activation_layouts.h):
+  // their layers become the blocked operators (in_block / out_block, other workload keys than the
+  // NCHW ones), and the run reorders a tensor where a reader wants the other layout.
+  bool blocked_activations = false;
 };
 
 // One distinct operator of the compiled model and the configuration its kernel was made from.
@@ -67,7 +71,10 @@ struct CompileModelReport {
   std::string name;
   std::vector<CompiledKernel> kernels;
   std::vector<std::string> warnings;  // defaults used, untunable nodes run as plain loops
-  int64_t steps = 0;                  // kernel calls and plain ops per run
+  int64_t steps = 0;                  // kernel calls, plain ops and reorders per run
+  // With blocked activations: the reorders between layouts per run and the floats they copy.
+  int64_t reorders = 0;
+  int64_t reorder_floats = 0;
   int64_t weight_bytes = 0;
   int64_t workspace_bytes = 0;
   // Σ over layers of the kernel's recorded best time (tuned kernels only), and whether every

@@ -1,7 +1,8 @@
 // Compiling a model graph into a library (glimpse/model_compile.h). A map of this file:
 //   - ChooseKernels: one kernel per distinct tunable operator, from the database's best record or
 //     a default (the first template seed, else the roofline's pick);
-//   - PlanSteps: the run as steps (kernel calls and plain ops) in graph order;
+//   - PlanSteps: the run as steps (kernel calls and plain ops) in graph order, with blocked
+//     activations a reorder before a step that reads a tensor in the other layout;
 //   - WorkspacePlan: intermediate tensors placed in one workspace, reused once dead;
 //   - the model.cc text: a pointer expression per tensor, a call per step;
 //   - CompileModel: every file of the artifact and its manifest.
@@ -23,6 +24,7 @@
 #include <variant>
 
 #include "compile/artifact_text.h"
+#include "glimpse/activation_layouts.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cpu_seeds.h"
 #include "glimpse/error.h"
@@ -47,13 +49,19 @@ void WriteText(const fs::path& path, const std::string& text) {
   if (!out) throw Error("compile: cannot write " + path.string());
 }
 
-// A kernel call or a plain op, in run order.
+// A kernel call, a plain op or a reorder, in run order.
 struct Step {
-  int op = -1;     // the graph op it computes (a layer's own op for a kernel)
+  int op = -1;     // the graph op it computes (a layer's own op for a kernel); -1: a reorder
   int layer = -1;  // index into the layers, or -1 for a plain op
   std::vector<int> reads;
   int writes = -1;
   int64_t scratch_floats = 0;  // batch_matmul: B transposed for the kernel
+};
+
+// A tensor copied into another channel layout (0: NCHW, b: NCHW[b]c) for a reader that wants it.
+struct ReorderedTensor {
+  int source = -1;
+  int64_t from_block = 0, to_block = 0;
 };
 
 // First-fit placement of tensors in one buffer, blocks freed when their tensor is dead.
@@ -112,6 +120,7 @@ class Compiler {
     for (const std::string& why : untunable) {
       Warn("no template, runs as a plain loop: " + why);
     }
+    if (options_.blocked_activations) layouts_ = PlanBlockedActivations(graph_, layers_);
     ChooseKernels();
     PlanSteps();
     PlanMemory();
@@ -276,8 +285,41 @@ class Compiler {
         step.reads = op.inputs;
         step.writes = op.output;
       }
+      if (options_.blocked_activations) {
+        for (int& t : step.reads) {
+          if (graph_.tensors[t].constant) continue;
+          const int64_t want = layouts_.ReadBlock(step.op, t);
+          if (want != layouts_.tensor_block[t]) t = Reordered(t, want);
+        }
+      }
       steps_.push_back(std::move(step));
     }
+  }
+
+  // The tensor `t` in layout `block`: a reorder step the first time it is asked for.
+  int Reordered(int t, int64_t block) {
+    auto found = reordered_index_.find({t, block});
+    if (found != reordered_index_.end()) return found->second;
+    const int id = TensorCount();
+    reordered_.push_back({t, layouts_.tensor_block[t], block});
+    reordered_index_[{t, block}] = id;
+    Step step;
+    step.reads = {t};
+    step.writes = id;
+    steps_.push_back(std::move(step));
+    report_.reorders += 1;
+    report_.reorder_floats += graph_.tensors[t].Elements();
+    return id;
+  }
+
+  // Graph tensors, then the reordered copies.
+  int TensorCount() const { return static_cast<int>(graph_.tensors.size() + reordered_.size()); }
+  const GraphTensor& Tensor(int t) const {
+    const int graph_count = static_cast<int>(graph_.tensors.size());
+    return graph_.tensors[t < graph_count ? t : reordered_[t - graph_count].source];
+  }
+  const ReorderedTensor& ReorderOf(int t) const {
+    return reordered_.at(t - static_cast<int>(graph_.tensors.size()));
   }
 
   // The tensors a layer's kernel reads, in its operator's input order (glimpse/ops.h).
@@ -300,7 +342,7 @@ class Compiler {
   }
 
   void PlanMemory() {
-    const int count = static_cast<int>(graph_.tensors.size());
+    const int count = TensorCount();
     std::vector<int> last_read(count, -1);
     for (size_t s = 0; s < steps_.size(); ++s) {
       for (int t : steps_[s].reads) last_read[t] = static_cast<int>(s);
@@ -315,11 +357,11 @@ class Compiler {
     for (size_t s = 0; s < steps_.size(); ++s) {
       Step& step = steps_[s];
       for (int t : step.reads) {
-        if (graph_.tensors[t].constant) Weight(t);
+        if (Tensor(t).constant) Weight(t);
       }
       const int out = step.writes;
       if (!where_.count(out)) {
-        offset[out] = plan.Allocate(graph_.tensors[out].Elements());
+        offset[out] = plan.Allocate(Tensor(out).Elements());
         where_[out] = fmt::format("ws + {}", offset[out]);
       }
       int64_t scratch = -1;
@@ -331,11 +373,10 @@ class Compiler {
       std::set<int> done;
       for (int t : step.reads) {
         if (last_read[t] == static_cast<int>(s) && offset.count(t) && done.insert(t).second) {
-          plan.Free(offset[t], graph_.tensors[t].Elements());
+          plan.Free(offset[t], Tensor(t).Elements());
         }
       }
-      if (last_read[out] < 0 && offset.count(out))
-        plan.Free(offset[out], graph_.tensors[out].Elements());
+      if (last_read[out] < 0 && offset.count(out)) plan.Free(offset[out], Tensor(out).Elements());
     }
     for (int output : graph_.outputs) {
       bool written = false;
@@ -406,37 +447,52 @@ class Compiler {
                        fmt::join(inputs, ", "), kernel.symbol, At(step.writes));
   }
 
+  // A reorder step: NCHW ↔ NCHW[b]c, or one block to another.
+  std::string ReorderCall(const Step& step) const {
+    const ReorderedTensor& r = ReorderOf(step.writes);
+    const auto& shape = graph_.tensors[r.source].shape;
+    return fmt::format("glimpse_rt::Reorder({}, {}, {}, {}, {}, {}, {});", At(step.reads[0]),
+                       At(step.writes), shape[0], shape[1], shape[2] * shape[3], r.from_block,
+                       r.to_block);
+  }
+
   std::string OpCall(const Step& step) const {
     const GraphOp& op = graph_.ops[step.op];
     const auto& y = graph_.tensors[op.output];
     const auto& x = graph_.tensors[op.inputs[0]];
     const std::string out = At(op.output);
+    // The step's inputs (a reordered copy where the op reads another layout than the tensor's)
+    // and, for the ops that work on either layout, the channel block they read: the pools walk
+    // each channel's plane `lanes` floats apart.
+    const std::vector<int>& in = step.reads;
+    const int64_t lanes = std::max<int64_t>(1, layouts_.ReadBlock(step.op, op.inputs[0]));
     switch (op.kind) {
       case GraphOpKind::kRelu:
-        return fmt::format("glimpse_rt::Relu({}, {}, {});", At(op.inputs[0]), out, y.Elements());
+        return fmt::format("glimpse_rt::Relu({}, {}, {});", At(in[0]), out, y.Elements());
       case GraphOpKind::kClip:
-        return fmt::format("glimpse_rt::Clip({}, {}, {}, {}, {});", At(op.inputs[0]), out,
-                           y.Elements(), Float(op.clip_min), Float(op.clip_max));
+        return fmt::format("glimpse_rt::Clip({}, {}, {}, {}, {});", At(in[0]), out, y.Elements(),
+                           Float(op.clip_min), Float(op.clip_max));
       case GraphOpKind::kFlatten:
       case GraphOpKind::kReshape:
-        return fmt::format("glimpse_rt::Copy({}, {}, {});", At(op.inputs[0]), out, y.Elements());
+        return fmt::format("glimpse_rt::Copy({}, {}, {});", At(in[0]), out, y.Elements());
       case GraphOpKind::kGlobalAveragePool:
-        return fmt::format("glimpse_rt::GlobalAveragePool({}, {}, {}, {});", At(op.inputs[0]), out,
-                           x.shape[0] * x.shape[1], x.shape[2] * x.shape[3]);
+        return fmt::format("glimpse_rt::GlobalAveragePool({}, {}, {}, {}, {});", At(in[0]), out,
+                           x.shape[0] * x.shape[1] / lanes, x.shape[2] * x.shape[3], lanes);
       case GraphOpKind::kMaxPool:
       case GraphOpKind::kAveragePool:
         return fmt::format(
-            "glimpse_rt::Pool({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
-            At(op.inputs[0]), out, op.kind == GraphOpKind::kMaxPool, x.shape[0] * x.shape[1],
+            "glimpse_rt::Pool({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+            "{});",
+            At(in[0]), out, op.kind == GraphOpKind::kMaxPool, x.shape[0] * x.shape[1] / lanes,
             x.shape[2], x.shape[3], y.shape[2], y.shape[3], op.kernel[0], op.kernel[1],
             op.strides[0], op.strides[1], op.pads[0], op.pads[1], op.pads[2], op.pads[3],
-            op.count_include_pad);
+            op.count_include_pad, lanes);
       case GraphOpKind::kAdd: {
         const auto& a = graph_.tensors[op.inputs[0]];
         const auto& b = graph_.tensors[op.inputs[1]];
         if (a.shape == b.shape) {
-          return fmt::format("glimpse_rt::AddSame({}, {}, {}, {});", At(op.inputs[0]),
-                             At(op.inputs[1]), out, y.Elements());
+          return fmt::format("glimpse_rt::AddSame({}, {}, {}, {});", At(in[0]), At(in[1]), out,
+                             y.Elements());
         }
         auto strides = [&](const std::vector<int64_t>& s) {
           std::vector<int64_t> out_strides(y.shape.size(), 0);
@@ -452,17 +508,16 @@ class Compiler {
             "{{ static const int64_t d[] = {{{}}}, as[] = {{{}}}, bs[] = {{{}}}; "
             "glimpse_rt::Add({}, {}, {}, {}, d, as, bs); }}",
             fmt::join(y.shape, ", "), fmt::join(strides(a.shape), ", "),
-            fmt::join(strides(b.shape), ", "), At(op.inputs[0]), At(op.inputs[1]), out,
-            y.shape.size());
+            fmt::join(strides(b.shape), ", "), At(in[0]), At(in[1]), out, y.shape.size());
       }
       case GraphOpKind::kConcat: {
         int64_t outer = 1;
         for (int64_t d = 0; d < op.axis; ++d) outer *= y.shape[d];
         std::vector<std::string> xs;
         std::vector<int64_t> blocks;
-        for (int input : op.inputs) {
+        for (int input : in) {
           xs.push_back(At(input));
-          blocks.push_back(graph_.tensors[input].Elements() / outer);
+          blocks.push_back(Tensor(input).Elements() / outer);
         }
         return fmt::format(
             "{{ const float* xs[] = {{{}}}; static const int64_t b[] = {{{}}}; "
@@ -473,7 +528,7 @@ class Compiler {
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < op.axis; ++d) outer *= y.shape[d];
         for (size_t d = op.axis + 1; d < y.shape.size(); ++d) inner *= y.shape[d];
-        return fmt::format("glimpse_rt::Softmax({}, {}, {}, {}, {});", At(op.inputs[0]), out, outer,
+        return fmt::format("glimpse_rt::Softmax({}, {}, {}, {}, {});", At(in[0]), out, outer,
                            y.shape[op.axis], inner);
       }
       case GraphOpKind::kConv: {
@@ -481,9 +536,8 @@ class Compiler {
         return fmt::format(
             "glimpse_rt::ConvDirect({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
             "{}, {}, {}, {}, {});",
-            At(op.inputs[0]), At(op.inputs[1]),
-            op.inputs.size() == 3 ? At(op.inputs[2]) : "nullptr", out, x.shape[0], x.shape[1],
-            x.shape[2], x.shape[3], w[0], w[2], w[3], y.shape[2], y.shape[3], op.group,
+            At(in[0]), At(in[1]), op.inputs.size() == 3 ? At(in[2]) : "nullptr", out, x.shape[0],
+            x.shape[1], x.shape[2], x.shape[3], w[0], w[2], w[3], y.shape[2], y.shape[3], op.group,
             op.strides[0], op.strides[1], op.dilations[0], op.dilations[1], op.pads[0], op.pads[1]);
       }
       case GraphOpKind::kDense:
@@ -534,7 +588,7 @@ class Compiler {
       if (step.layer < 0 || !has_prepare_[kernel_of_layer_[step.layer]]) continue;
       const std::string& symbol = report_.kernels[kernel_of_layer_[step.layer]].symbol;
       std::vector<std::string> inputs;
-      for (int t : step.reads) inputs.push_back(graph_.tensors[t].constant ? At(t) : "nullptr");
+      for (int t : step.reads) inputs.push_back(Tensor(t).constant ? At(t) : "nullptr");
       text += fmt::format(
           "  {{ const float* in[] = {{{0}}}; const size_t bytes = (size_t({1}_prepared_size()) * "
           "sizeof(float) + 63) / 64 * 64;\n    g_prepared[{2}] = "
@@ -561,6 +615,13 @@ class Compiler {
         name);
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& step = steps_[s];
+      if (step.op < 0) {
+        const ReorderedTensor& r = ReorderOf(step.writes);
+        text +=
+            fmt::format("  // {}: channel block {} -> {}\n  {}\n", graph_.tensors[r.source].name,
+                        r.from_block, r.to_block, ReorderCall(step));
+        continue;
+      }
       const GraphOp& op = graph_.ops[step.op];
       if (step.layer >= 0) {
         const CompiledKernel& kernel = report_.kernels[kernel_of_layer_[step.layer]];
@@ -625,6 +686,9 @@ class Compiler {
             {"outputs", tensors(graph_.outputs)},
             {"kernels", kernels},
             {"steps", steps_.size()},
+            {"blocked_activations", options_.blocked_activations},
+            {"reorders", report_.reorders},
+            {"reorder_floats", report_.reorder_floats},
             {"weight_bytes", report_.weight_bytes},
             {"workspace_bytes", report_.workspace_bytes},
             {"estimated_kernels_s", report_.estimated_kernels_s},
@@ -640,8 +704,11 @@ class Compiler {
   std::vector<bool> has_prepare_;  // per kernel
   std::string kernel_sources_;
   std::vector<Step> steps_;
-  std::map<int, std::string> where_;    // tensor → pointer expression
-  std::map<int, std::string> scratch_;  // step → its scratch pointer
+  ActivationLayoutPlan layouts_;  // with blocked activations
+  std::vector<ReorderedTensor> reordered_;
+  std::map<std::pair<int, int64_t>, int> reordered_index_;  // (tensor, block) → its copy
+  std::map<int, std::string> where_;                        // tensor → pointer expression
+  std::map<int, std::string> scratch_;                      // step → its scratch pointer
   std::map<int, int64_t> weight_offset_;
   std::vector<float> weights_;
 };

@@ -18,7 +18,7 @@ namespace glimpse::cli {
 CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
                                  const std::vector<std::string>& input_shapes,
                                  const std::string& db, const std::string& dir,
-                                 const std::string& name);
+                                 const std::string& name, bool blocked_activations = false);
 
 struct RunFlags {
   std::string dir;

@@ -53,8 +53,8 @@ const std::vector<std::string> kReplayOnly = {
 const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
                                               "--global-budget", "--run-timeout", "--build-jobs",
                                               "--build-timeout", "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads", "--overlap-builds", "--compile",
-                                           "--cost-model", "--hardware-budget"};
+const std::vector<std::string> kCpuOnly = {"--threads",    "--overlap-builds",  "--compile",
+                                           "--cost-model", "--hardware-budget", "--layout"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -137,6 +137,14 @@ void AddTuneCommand(CLI::App& app) {
       "--model", flags->model,
       "cpu, cuda: tune every distinct operator of a model: a zoo name ('glimpse model list') "
       "or an ONNX file FILE.onnx");
+  command
+      ->add_option("--layout", flags->layout,
+                   "cpu, with --model: the activations between the convolutions: nchw, or "
+                   "blocked (kept NCHW[16]c / NCHW[8]c from layer to layer, as glimpse compile "
+                   "--layout blocked runs them; the convolutions are tuned as those blocked "
+                   "operators)")
+      ->check(CLI::IsMember({"nchw", "blocked"}))
+      ->capture_default_str();
   command->add_option("--compile", flags->compile_dir,
                       "cpu: afterwards compile the model (a CNN of the zoo or an ONNX file) with "
                       "the database into a library in DIR, build it, check it and time it "

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "compile_run.h"
+#include "glimpse/activation_layouts.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cpu_seeds.h"
 #include "glimpse/database.h"
@@ -44,6 +45,16 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
     for (const std::string& why : loaded.untunable) {
       std::cerr << "glimpse: note: not tuned (no template): " << why << "\n";
     }
+    if (flags.layout == "blocked") {
+      if (!loaded.graph) {
+        throw Error(
+            "--layout blocked needs a model with a graph: a CNN of the zoo or an ONNX "
+            "file (" +
+            flags.model + " lists matrix products only)");
+      }
+      PlanBlockedActivations(*loaded.graph, loaded.graph_layers);
+      loaded.layers = ModelLayers(loaded.graph_layers);
+    }
     if (loaded.layers.empty()) {
       throw Error("--model " + flags.model + ": no layer to tune (no convolution or matrix " +
                   "product a template describes)");
@@ -53,6 +64,11 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
     return std::move(loaded.layers);
   }
   if (!flags.input_shapes.empty()) throw Error("--input-shape needs --model FILE.onnx");
+  if (flags.layout != "nchw") {
+    throw Error("--layout " + flags.layout +
+                " needs --model (an --op gives its activation blocks itself: in_block=16, "
+                "out_block=16)");
+  }
   if (!by_op) {
     throw Error("--target " + flags.target + " needs --model NAME (known: " + KnownModelsText() +
                 ") or --op TEXT (e.g. --op dense:M=1,N=1000,K=512)");
@@ -265,7 +281,8 @@ void RunCpuTune(const TuneFlags& given_flags) {
   if (!flags.compile_dir.empty()) {
     // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.
     std::cout << "\n";
-    CompileForCli(*graph, flags.model, flags.input_shapes, flags.database, flags.compile_dir, "");
+    CompileForCli(*graph, flags.model, flags.input_shapes, flags.database, flags.compile_dir, "",
+                  flags.layout == "blocked");
     RunFlags run;
     run.dir = flags.compile_dir;
     const int all =

@@ -33,6 +33,7 @@ struct TuneFlags {
   int threads = 0;
   bool overlap_builds = false;
   std::string compile_dir;      // --compile DIR: the tuned model compiled, built, checked and timed
+  std::string layout = "nchw";  // --layout: nchw, or blocked (activations kept NCHW[b]c)
   std::string cost_model;       // --cost-model FILE: a performance model (glimpse train perf-model)
   int64_t hardware_budget = 0;  // --hardware-budget N: N measurements per task, the model's best
   double run_timeout_s = 10.0;
