@@ -4,6 +4,9 @@
 # also times ONNX Runtime on the same graph). The database: the plain seeded @64 run (PLAIN) with
 # the blocked run's records (run.sh) imported, so both layouts' kernels are tuned ones.
 #   BIN=/path/to/bin PLAIN=/path/to/resnet50_tseeds4.db ./whole_model.sh resnet50
+# MobileNet-v2's two libraries were then timed twice more, by hand, alternating:
+#   for i in 1 2; do for l in nchw blocked; do glimpse run mobilenet_v2_$l --threads 2 \
+#     --min-repeats 20 --min-time 2; done; done
 set -e
 model=$1
 out=${OUT:-.}
