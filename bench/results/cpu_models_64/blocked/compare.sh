@@ -20,3 +20,5 @@ grep -v '^#' "$tasks" | sed -e 's/ *#.*//' -e 's/,relu6=1/,relu=1/' -e 's/,resid
   --json "$out/${model}_baselines.json" > "$out/${model}_baselines.md"
 python3 bench/cpu_remeasure_vs_baselines.py "$out/${model}_remeasure.json" \
   "$out/${model}_baselines.json" --reference plain > "$out/${model}_vs_baselines.md"
+# VGG-16 was compared a second time, 18:52–18:59 UTC, with the same databases and binaries
+# (OUT=vgg16_second): its first sitting's baselines read a disturbed 2-thread peak.
