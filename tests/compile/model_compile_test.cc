@@ -20,12 +20,15 @@
 #include "glimpse/json.h"
 #include "glimpse/onnx_import.h"
 #include "glimpse/random.h"
+#include "graph_builders.h"
 #include "test_paths.h"
 
 namespace glimpse {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::AddTensor;
+using testing::MakeOp;
 
 Json Expected(const std::string& name) {
   std::ifstream in(testing::TestDataPath("onnx/" + name + ".expected.json"));
@@ -78,7 +81,8 @@ std::vector<float> ReadFloats(const fs::path& path) {
 // Compiles `name` without a database (with activations kept channel-blocked when `blocked`),
 // builds it, runs the harness on the recorded inputs and compares every output with ONNX
 // Runtime's.
-CompileModelReport ExpectCompiledMatchesOnnxRuntime(const std::string& name, bool blocked = false) {
+void ExpectCompiledMatchesOnnxRuntime(const std::string& name, bool blocked = false,
+                                      CompileModelReport* compiled = nullptr) {
   const ModelGraph graph = Import(name);
   const Json expected = Expected(name);
   const fs::path dir = testing::MakeTempDir("glimpse_compile_" + name);
@@ -86,6 +90,7 @@ CompileModelReport ExpectCompiledMatchesOnnxRuntime(const std::string& name, boo
   options.out_dir = dir.string();
   options.blocked_activations = blocked;
   const CompileModelReport report = CompileModel(graph, options);
+  if (compiled) *compiled = report;
   EXPECT_EQ(report.name, name);
   for (const CompiledKernel& kernel : report.kernels) EXPECT_EQ(kernel.origin, "default");
   EXPECT_EQ(report.estimate_complete, report.kernels.empty());  // defaults have no time
@@ -100,18 +105,16 @@ CompileModelReport ExpectCompiledMatchesOnnxRuntime(const std::string& name, boo
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     args += " --output " + (dir / ("out" + std::to_string(o) + ".bin")).string();
   }
-  EXPECT_EQ(Shell(harness + args), 0) << harness << args;
+  ASSERT_EQ(Shell(harness + args), 0) << harness << args;
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     const auto want =
         expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
     const auto got = ReadFloats(dir / ("out" + std::to_string(o) + ".bin"));
-    EXPECT_EQ(got.size(), want.size()) << name;
-    if (got.size() != want.size()) continue;
+    ASSERT_EQ(got.size(), want.size()) << name;
     for (size_t i = 0; i < want.size(); ++i) {
       EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
     }
   }
-  return report;
 }
 
 TEST(CompileModel, ResidualBlockMatchesOnnxRuntime) {
@@ -128,7 +131,9 @@ TEST(CompileModel, MobileBlocksAndBatchedProductMatchOnnxRuntime) {
 // operators and the pools run on blocked planes — and the outputs stay ONNX Runtime's.
 TEST(CompileModel, BlockedActivationsMatchOnnxRuntime) {
   for (const char* name : {"residual_block", "mobile_block_opset13", "mobile_block_opset9"}) {
-    const CompileModelReport report = ExpectCompiledMatchesOnnxRuntime(name, true);
+    CompileModelReport report;
+    ExpectCompiledMatchesOnnxRuntime(name, true, &report);
+    if (HasFatalFailure()) return;
     int blocked = 0;
     for (const CompiledKernel& kernel : report.kernels) {
       blocked += kernel.op_text.find("out_block=") != std::string::npos;
@@ -143,44 +148,26 @@ TEST(CompileModel, BlockedActivationsMatchOnnxRuntime) {
 TEST(CompileModel, BlockedActivationsPoolAndReorderWhereReadersWantNchw) {
   ModelGraph graph;
   graph.name = "blocked_readers";
-  Rng rng(11);
-  auto tensor = [&](std::string name, std::vector<int64_t> shape, bool constant = false) {
-    GraphTensor t;
-    t.name = std::move(name);
-    t.shape = std::move(shape);
-    t.constant = constant;
-    if (constant) {
-      for (int64_t i = 0; i < t.Elements(); ++i) {
-        t.data.push_back(static_cast<float>(UniformUnit(rng) - 0.5));
-      }
-    }
-    graph.tensors.push_back(std::move(t));
-    return static_cast<int>(graph.tensors.size() - 1);
-  };
-  auto add_op = [&](GraphOpKind kind, std::string name, std::vector<int> inputs, int output) {
-    GraphOp op;
-    op.kind = kind;
-    op.name = std::move(name);
-    op.inputs = std::move(inputs);
-    op.output = output;
-    graph.ops.push_back(op);
-    return static_cast<int>(graph.ops.size() - 1);
-  };
-  const int x = tensor("x", {1, 16, 6, 6});
-  const int w1 = tensor("w1", {32, 16, 1, 1}, true), b1 = tensor("b1", {32}, true);
-  const int w2 = tensor("w2", {16, 32, 3, 3}, true);
-  const int y1 = tensor("y1", {1, 32, 6, 6}), pooled = tensor("pooled", {1, 32, 3, 3});
-  const int y2 = tensor("y2", {1, 16, 3, 3}), flat = tensor("flat", {1, 1152});
-  const int mean = tensor("mean", {1, 32, 1, 1}), vector = tensor("vector", {1, 32});
-  add_op(GraphOpKind::kConv, "c1", {x, w1, b1}, y1);
-  const int pool = add_op(GraphOpKind::kMaxPool, "pool", {y1}, pooled);
-  graph.ops[pool].kernel = {2, 2};
-  graph.ops[pool].strides = {2, 2};
-  const int c2 = add_op(GraphOpKind::kConv, "c2", {pooled, w2}, y2);
-  graph.ops[c2].pads = {1, 1, 1, 1};
-  add_op(GraphOpKind::kFlatten, "flatten", {y1}, flat);
-  add_op(GraphOpKind::kGlobalAveragePool, "gap", {pooled}, mean);
-  add_op(GraphOpKind::kFlatten, "flatten2", {mean}, vector);
+  const int x = AddTensor(graph, "x", {1, 16, 6, 6});
+  const int w1 = AddTensor(graph, "w1", {32, 16, 1, 1}, true);
+  const int b1 = AddTensor(graph, "b1", {32}, true);
+  const int w2 = AddTensor(graph, "w2", {16, 32, 3, 3}, true);
+  const int y1 = AddTensor(graph, "y1", {1, 32, 6, 6});
+  const int pooled = AddTensor(graph, "pooled", {1, 32, 3, 3});
+  const int y2 = AddTensor(graph, "y2", {1, 16, 3, 3}), flat = AddTensor(graph, "flat", {1, 1152});
+  const int mean = AddTensor(graph, "mean", {1, 32, 1, 1});
+  const int vector = AddTensor(graph, "vector", {1, 32});
+  GraphOp pool = MakeOp(GraphOpKind::kMaxPool, "pool", {y1}, pooled);
+  pool.kernel = {2, 2};
+  pool.strides = {2, 2};
+  GraphOp c2 = MakeOp(GraphOpKind::kConv, "c2", {pooled, w2}, y2);
+  c2.pads = {1, 1, 1, 1};
+  graph.ops = {MakeOp(GraphOpKind::kConv, "c1", {x, w1, b1}, y1),
+               pool,
+               c2,
+               MakeOp(GraphOpKind::kFlatten, "flatten", {y1}, flat),
+               MakeOp(GraphOpKind::kGlobalAveragePool, "gap", {pooled}, mean),
+               MakeOp(GraphOpKind::kFlatten, "flatten2", {mean}, vector)};
   graph.inputs = {x};
   graph.outputs = {y2, flat, vector};
 
@@ -197,6 +184,7 @@ TEST(CompileModel, BlockedActivationsPoolAndReorderWhereReadersWantNchw) {
   EXPECT_EQ(report.kernels[1].op_text.find("out_block"), std::string::npos);  // a graph output
   EXPECT_NE(ReadText(dir / "model.cc").find("glimpse_rt::Reorder("), std::string::npos);
 
+  Rng rng(11);
   std::vector<float> input;
   for (int i = 0; i < 16 * 36; ++i) input.push_back(static_cast<float>(UniformUnit(rng) - 0.5));
   WriteFloats(dir / "in0.bin", input);

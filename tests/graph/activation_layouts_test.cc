@@ -6,8 +6,13 @@
 
 #include <variant>
 
+#include "graph_builders.h"
+
 namespace glimpse {
 namespace {
+
+using testing::AddTensor;
+using testing::MakeOp;
 
 struct Planned {
   ModelGraph graph;
@@ -95,30 +100,14 @@ TEST(ActivationLayouts, MobileNetV2BlocksItsTwentyFourChannelActivationsByEight)
 TEST(ActivationLayouts, GraphOutputsAreNchwAndPlainReadersGetReorders) {
   ModelGraph graph;
   graph.name = "two_convs";
-  auto tensor = [&](std::string name, std::vector<int64_t> shape, bool constant = false) {
-    GraphTensor t;
-    t.name = std::move(name);
-    t.shape = std::move(shape);
-    t.constant = constant;
-    if (constant) t.data.assign(static_cast<size_t>(t.Elements()), 0.0f);
-    graph.tensors.push_back(std::move(t));
-    return static_cast<int>(graph.tensors.size() - 1);
-  };
-  const int x = tensor("x", {1, 16, 4, 4});
-  const int w1 = tensor("w1", {32, 16, 1, 1}, true), w2 = tensor("w2", {16, 32, 1, 1}, true);
-  const int y1 = tensor("y1", {1, 32, 4, 4}), y2 = tensor("y2", {1, 16, 4, 4});
-  const int flat = tensor("flat", {1, 512});
-  auto add_op = [&](GraphOpKind kind, std::string name, std::vector<int> inputs, int output) {
-    GraphOp op;
-    op.kind = kind;
-    op.name = std::move(name);
-    op.inputs = std::move(inputs);
-    op.output = output;
-    graph.ops.push_back(std::move(op));
-  };
-  add_op(GraphOpKind::kConv, "c1", {x, w1}, y1);
-  add_op(GraphOpKind::kConv, "c2", {y1, w2}, y2);
-  add_op(GraphOpKind::kFlatten, "flatten", {y1}, flat);
+  const int x = AddTensor(graph, "x", {1, 16, 4, 4});
+  const int w1 = AddTensor(graph, "w1", {32, 16, 1, 1}, true);
+  const int w2 = AddTensor(graph, "w2", {16, 32, 1, 1}, true);
+  const int y1 = AddTensor(graph, "y1", {1, 32, 4, 4}), y2 = AddTensor(graph, "y2", {1, 16, 4, 4});
+  const int flat = AddTensor(graph, "flat", {1, 512});
+  graph.ops = {MakeOp(GraphOpKind::kConv, "c1", {x, w1}, y1),
+               MakeOp(GraphOpKind::kConv, "c2", {y1, w2}, y2),
+               MakeOp(GraphOpKind::kFlatten, "flatten", {y1}, flat)};
   graph.inputs = {x};
   graph.outputs = {y2, flat};
   std::vector<GraphLayer> layers = GraphLayers(graph);

@@ -12,44 +12,26 @@
 
 #include "glimpse/error.h"
 #include "glimpse/reference.h"
+#include "graph_builders.h"
 
 namespace glimpse {
 namespace {
 
-int Add(ModelGraph& g, const std::string& name, std::vector<int64_t> shape, bool constant = false) {
-  GraphTensor t;
-  t.name = name;
-  t.shape = std::move(shape);
-  t.constant = constant;
-  if (constant) {
-    t.data.resize(t.Elements());
-    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
-  }
-  g.tensors.push_back(t);
-  return static_cast<int>(g.tensors.size()) - 1;
-}
-
-GraphOp Op(GraphOpKind kind, const std::string& name, std::vector<int> inputs, int output) {
-  GraphOp op;
-  op.kind = kind;
-  op.name = name;
-  op.inputs = std::move(inputs);
-  op.output = output;
-  return op;
-}
+using testing::AddTensor;
+using testing::MakeOp;
 
 // x[1,2,5,5] → conv 3×3 pad 1 (3 channels, bias) → ReLU → output.
 ModelGraph ConvRelu() {
   ModelGraph g;
   g.name = "conv_relu";
-  const int x = Add(g, "x", {1, 2, 5, 5});
-  const int w = Add(g, "w", {3, 2, 3, 3}, true);
-  const int b = Add(g, "b", {3}, true);
-  const int c = Add(g, "c", {1, 3, 5, 5});
-  const int y = Add(g, "y", {1, 3, 5, 5});
-  GraphOp conv = Op(GraphOpKind::kConv, "conv", {x, w, b}, c);
+  const int x = AddTensor(g, "x", {1, 2, 5, 5});
+  const int w = AddTensor(g, "w", {3, 2, 3, 3}, true);
+  const int b = AddTensor(g, "b", {3}, true);
+  const int c = AddTensor(g, "c", {1, 3, 5, 5});
+  const int y = AddTensor(g, "y", {1, 3, 5, 5});
+  GraphOp conv = MakeOp(GraphOpKind::kConv, "conv", {x, w, b}, c);
   conv.pads = {1, 1, 1, 1};
-  g.ops = {conv, Op(GraphOpKind::kRelu, "relu", {c}, y)};
+  g.ops = {conv, MakeOp(GraphOpKind::kRelu, "relu", {c}, y)};
   g.inputs = {x};
   g.outputs = {y};
   return g;
@@ -105,20 +87,20 @@ TEST(ModelGraph, ReluIsNotFusedWhenTheConvOutputHasAnotherReader) {
 ModelGraph ResidualBlock(bool late_shortcut, GraphOpKind activation, float clip_max = 6.0f) {
   ModelGraph g;
   g.name = "residual";
-  const int x = Add(g, "x", {1, 3, 5, 5});
-  const int wa = Add(g, "wa", {3, 3, 3, 3}, true);
-  const int ba = Add(g, "ba", {3}, true);
-  const int wb = Add(g, "wb", {3, 3, 1, 1}, true);
-  const int a = Add(g, "a", {1, 3, 5, 5});
-  const int b = Add(g, "b", {1, 3, 5, 5});
-  const int sum = Add(g, "sum", {1, 3, 5, 5});
-  const int y = Add(g, "y", {1, 3, 5, 5});
-  GraphOp conv_a = Op(GraphOpKind::kConv, "conv_a", {x, wa, ba}, a);
+  const int x = AddTensor(g, "x", {1, 3, 5, 5});
+  const int wa = AddTensor(g, "wa", {3, 3, 3, 3}, true);
+  const int ba = AddTensor(g, "ba", {3}, true);
+  const int wb = AddTensor(g, "wb", {3, 3, 1, 1}, true);
+  const int a = AddTensor(g, "a", {1, 3, 5, 5});
+  const int b = AddTensor(g, "b", {1, 3, 5, 5});
+  const int sum = AddTensor(g, "sum", {1, 3, 5, 5});
+  const int y = AddTensor(g, "y", {1, 3, 5, 5});
+  GraphOp conv_a = MakeOp(GraphOpKind::kConv, "conv_a", {x, wa, ba}, a);
   conv_a.pads = {1, 1, 1, 1};
   g.ops = {conv_a};
-  if (late_shortcut) g.ops.push_back(Op(GraphOpKind::kConv, "conv_b", {x, wb}, b));
-  g.ops.push_back(Op(GraphOpKind::kAdd, "add", {a, late_shortcut ? b : x}, sum));
-  GraphOp act = Op(activation, "act", {sum}, y);
+  if (late_shortcut) g.ops.push_back(MakeOp(GraphOpKind::kConv, "conv_b", {x, wb}, b));
+  g.ops.push_back(MakeOp(GraphOpKind::kAdd, "add", {a, late_shortcut ? b : x}, sum));
+  GraphOp act = MakeOp(activation, "act", {sum}, y);
   act.clip_min = 0.0f;
   act.clip_max = clip_max;
   g.ops.push_back(act);
@@ -157,7 +139,7 @@ TEST(ModelGraph, AResidualAddAndItsReluAreFusedIntoTheLayerThatComesLast) {
 
   // An Add whose other side is broadcast (a constant [3,1,1] here) is not a residual.
   g = ResidualBlock(false, GraphOpKind::kRelu);
-  const int c = Add(g, "c", {3, 1, 1}, true);
+  const int c = AddTensor(g, "c", {3, 1, 1}, true);
   g.ops[1].inputs[1] = c;
   layers = GraphLayers(g);
   ASSERT_EQ(layers.size(), 1u);
@@ -181,10 +163,10 @@ TEST(ModelGraph, AClipToZeroAndSixIsAFusedRelu6) {
 
 TEST(ModelGraph, DepthwiseGroupedAndAsymmetricConvolutions) {
   ModelGraph g;
-  const int x = Add(g, "x", {1, 4, 6, 6});
-  const int dw = Add(g, "dw", {4, 1, 3, 3}, true);
-  const int y = Add(g, "y", {1, 4, 6, 6});
-  GraphOp op = Op(GraphOpKind::kConv, "depthwise", {x, dw}, y);
+  const int x = AddTensor(g, "x", {1, 4, 6, 6});
+  const int dw = AddTensor(g, "dw", {4, 1, 3, 3}, true);
+  const int y = AddTensor(g, "y", {1, 4, 6, 6});
+  GraphOp op = MakeOp(GraphOpKind::kConv, "depthwise", {x, dw}, y);
   op.group = 4;
   op.pads = {1, 1, 1, 1};
   g.ops = {op};
@@ -235,16 +217,16 @@ TEST(ModelGraph, ReferenceConvEqualsTheOperatorReference) {
 
 TEST(ModelGraph, ReferenceBroadcastConcatAndSoftmax) {
   ModelGraph g;
-  const int a = Add(g, "a", {1, 2, 1, 3});
-  const int bias = Add(g, "bias", {2, 1, 1}, true);  // per channel
-  const int sum = Add(g, "sum", {1, 2, 1, 3});
-  const int cat = Add(g, "cat", {1, 4, 1, 3});
-  const int soft = Add(g, "soft", {1, 4, 1, 3});
-  GraphOp concat = Op(GraphOpKind::kConcat, "concat", {sum, a}, cat);
+  const int a = AddTensor(g, "a", {1, 2, 1, 3});
+  const int bias = AddTensor(g, "bias", {2, 1, 1}, true);  // per channel
+  const int sum = AddTensor(g, "sum", {1, 2, 1, 3});
+  const int cat = AddTensor(g, "cat", {1, 4, 1, 3});
+  const int soft = AddTensor(g, "soft", {1, 4, 1, 3});
+  GraphOp concat = MakeOp(GraphOpKind::kConcat, "concat", {sum, a}, cat);
   concat.axis = 1;
-  GraphOp softmax = Op(GraphOpKind::kSoftmax, "softmax", {cat}, soft);
+  GraphOp softmax = MakeOp(GraphOpKind::kSoftmax, "softmax", {cat}, soft);
   softmax.axis = 3;
-  g.ops = {Op(GraphOpKind::kAdd, "add", {a, bias}, sum), concat, softmax};
+  g.ops = {MakeOp(GraphOpKind::kAdd, "add", {a, bias}, sum), concat, softmax};
   g.inputs = {a};
   g.outputs = {cat, soft};
   ValidateModelGraph(g);
