@@ -25,4 +25,8 @@ std::string CMakeListsText(const std::string& name, const std::vector<std::strin
 // weights.cc: the embedding of weights.bin.
 std::string WeightsSourceText(const std::string& name);
 
+// `text` as a C string literal, quotes included (quotes, backslashes and control characters
+// escaped; other bytes, UTF-8 included, as they are).
+std::string CStringLiteral(const std::string& text);
+
 }  // namespace glimpse::compile

@@ -425,8 +425,9 @@ TEST_F(CliCpuTest, CompileThenRunAnOnnxModel) {
       << compiled.out;
   EXPECT_NE(compiled.err.find("using the default configuration"), std::string::npos);
   const std::string report = Db("run.json");
-  CommandResult run = RunGlimpse({"run", dir, "--threads", "1,2", "--python", "none",
-                                  "--min-repeats", "2", "--min-time", "0", "--json", report});
+  CommandResult run =
+      RunGlimpse({"run", dir, "--threads", "1,2", "--python", "none", "--min-repeats", "2",
+                  "--min-time", "0", "--json", report, "--profile"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::ifstream report_in(report);
   const Json runs = Json::parse(report_in)["runs"];
@@ -436,7 +437,16 @@ TEST_F(CliCpuTest, CompileThenRunAnOnnxModel) {
     EXPECT_LT(r["max_abs_error_vs_reference"].get<double>(), 1e-4);
     EXPECT_GE(r["glimpse"]["samples_s"].size(), 2u);
     EXPECT_GT(r["glimpse"]["median_s"].get<double>(), 0.0);
+    // --profile: every step timed over --min-repeats runs, the four kernels among them.
+    const Json& profile = r["glimpse"]["profile"];
+    EXPECT_EQ(profile["runs"], 2);
+    int kernels = 0;
+    for (const Json& step : profile["steps"]) kernels += step["kind"] == "kernel";
+    EXPECT_EQ(kernels, 4) << profile.dump(1);
   }
+  EXPECT_NE(run.out.find("profile at 1 thread(s)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("profile at 2 thread(s)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("tuned kernels"), std::string::npos) << run.out;
   EXPECT_EQ(runs[1]["glimpse"]["threads"], 2);
 
   CommandResult bert = RunGlimpse({"compile", "bert_base_layer", "-o", Db("bert")});

@@ -162,11 +162,10 @@ TEST(CompileModel, BlockedActivationsPoolAndReorderWhereReadersWantNchw) {
   pool.strides = {2, 2};
   GraphOp c2 = MakeOp(GraphOpKind::kConv, "c2", {pooled, w2}, y2);
   c2.pads = {1, 1, 1, 1};
-  graph.ops = {MakeOp(GraphOpKind::kConv, "c1", {x, w1, b1}, y1),
-               pool,
-               c2,
+  graph.ops = {MakeOp(GraphOpKind::kConv, "c1", {x, w1, b1}, y1), pool, c2,
                MakeOp(GraphOpKind::kFlatten, "flatten", {y1}, flat),
-               MakeOp(GraphOpKind::kGlobalAveragePool, "gap", {pooled}, mean),
+               // A name with a quote, a backslash and a line break: the profile keeps it.
+               MakeOp(GraphOpKind::kGlobalAveragePool, "gap \"mean\"\\\n", {pooled}, mean),
                MakeOp(GraphOpKind::kFlatten, "flatten2", {mean}, vector)};
   graph.inputs = {x};
   graph.outputs = {y2, flat, vector};
@@ -189,11 +188,31 @@ TEST(CompileModel, BlockedActivationsPoolAndReorderWhereReadersWantNchw) {
   for (int i = 0; i < 16 * 36; ++i) input.push_back(static_cast<float>(UniformUnit(rng) - 0.5));
   WriteFloats(dir / "in0.bin", input);
   const std::string harness = Build(dir, "blocked_readers");
-  std::string args = " --min-repeats 1 --min-time 0 --warmup 0 --flush-bytes 0 --input " +
-                     (dir / "in0.bin").string();
+  const fs::path timing = dir / "timing.json";
+  std::string args =
+      " --min-repeats 1 --min-time 0 --warmup 0 --flush-bytes 0 --profile 2 --json " +
+      timing.string() + " --input " + (dir / "in0.bin").string();
   for (int o = 0; o < 3; ++o)
     args += " --output " + (dir / ("out" + std::to_string(o) + ".bin")).string();
   ASSERT_EQ(Shell(harness + args), 0) << harness << args;
+
+  // The profile names every step in run order, the reorder before the flatten that wants NCHW.
+  std::ifstream timing_in(timing);
+  const Json profile = Json::parse(timing_in).at("profile");
+  EXPECT_EQ(profile.at("runs"), 2);
+  const std::vector<std::pair<std::string, std::string>> steps = {
+      {"c1: ", "kernel"},  {"pool: ", "op"},
+      {"c2: ", "kernel"},  {"y1: channel block 16 -> 0", "reorder"},
+      {"flatten: ", "op"}, {"gap \"mean\"\\\n: ", "op"},
+      {"flatten2: ", "op"}};
+  ASSERT_EQ(profile.at("steps").size(), steps.size()) << profile.dump(1);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Json& step = profile["steps"][s];
+    EXPECT_EQ(step.at("name").get<std::string>().rfind(steps[s].first, 0), 0u) << step.dump();
+    EXPECT_EQ(step.at("kind"), steps[s].second) << step.dump();
+    EXPECT_GT(step.at("median_s").get<double>(), 0.0) << step.dump();
+  }
+
   const std::vector<std::vector<float>> want = RunModelGraphReference(graph, {input});
   for (int o = 0; o < 3; ++o) {
     const std::vector<float> got = ReadFloats(dir / ("out" + std::to_string(o) + ".bin"));

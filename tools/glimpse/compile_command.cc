@@ -22,6 +22,7 @@
 #include "glimpse/onnx_import.h"
 #include "glimpse/subprocess.h"
 #include "model_source.h"
+#include "step_profile.h"
 
 namespace glimpse::cli {
 namespace {
@@ -272,6 +273,7 @@ void RunCompiledModel(const RunFlags& flags) {
                                      fmt::format("{}", flags.min_time_s),
                                      "--json",
                                      timing};
+    if (flags.profile) argv.insert(argv.end(), {"--profile", std::to_string(flags.min_repeats)});
     argv.insert(argv.end(), input_args.begin(), input_args.end());
     argv.insert(argv.end(), output_args.begin(), output_args.end());
     std::cerr << fmt::format("running {} on {} thread(s) …\n", name, threads);
@@ -347,6 +349,11 @@ void RunCompiledModel(const RunFlags& flags) {
       "tolerance: max |err| ≤ {:g} × max |reference|; rel = max |err| / "
       "max |reference|\n",
       flags.tolerance);
+  for (const Json& run : report["runs"]) {
+    if (run["glimpse"].contains("profile")) {
+      PrintStepProfile(run["glimpse"]["profile"], run["threads"], 10, std::cout);
+    }
+  }
   if (!flags.json.empty()) {
     std::ofstream out(flags.json);
     out << report.dump(2) << "\n";
@@ -403,6 +410,9 @@ void AddCompileCommands(CLI::App& app) {
   run->add_option("--min-time", run_flags->min_time_s, "seconds of timed runs at least")
       ->capture_default_str();
   run->add_option("--json", run_flags->json, "write the outputs' errors and all timings here");
+  run->add_flag("--profile", run_flags->profile,
+                "also time every step (kernels, other operators, layout reorders) over as many "
+                "runs as --min-repeats and print where the time goes");
   run->callback([run_flags] { RunCompiledModel(*run_flags); });
 }
 

@@ -29,6 +29,7 @@ struct RunFlags {
   int min_repeats = 10;
   double min_time_s = 0.5;
   std::string json;
+  bool profile = false;  // time every step too (runs as many as the timed runs' minimum)
 };
 
 // `glimpse run`: builds the artifact in flags.dir, checks its output against the reference
