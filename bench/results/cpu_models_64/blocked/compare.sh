@@ -3,6 +3,7 @@
 # run of 12-03), re-measured together, interleaved (top 1, 2 passes), then the libraries right
 # after. PLAIN: the plain run's database.
 #   BIN=/path/to/bin PLAIN=/path/to/vgg16_tseeds4.db ./compare.sh vgg16
+# TASKS: another task list than bench/configs/MODEL_cpu_tasks.txt (ResNet-18: its fused list).
 set -e
 model=$1
 out=${OUT:-.}
@@ -10,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$(git rev-parse --show-toplevel)"
 # The plain task list, convolutions only (the blocked run has no dense layers).
 tasks="$out/${model}_conv_tasks.txt"
-grep -E '^(#|conv2d|depthwise_conv2d)' "bench/configs/${model}_cpu_tasks.txt" > "$tasks"
+grep -E '^(#|conv2d|depthwise_conv2d)' "${TASKS:-bench/configs/${model}_cpu_tasks.txt}" > "$tasks"
 python3 bench/cpu_remeasure_runs.py --run plain="$PLAIN" --run blocked="$out/${model}_blocked.db" \
   --tasks "$tasks" --top 1 --passes 2 --bench "$BIN/bench_cpu_templates" --reference plain \
   --out "$out/${model}_remeasure.json" > "$out/${model}_remeasure.md"

@@ -5,13 +5,14 @@
 # activations (blocked_tasks.py), tuned as the plain runs of ../template_seeds were (xgb-rounds,
 # 64 measurements a task, seed 0, the template seeds).
 #   BIN=/path/to/bin ./run.sh vgg16
+# TASKS: another task list than bench/configs/MODEL_cpu_tasks.txt (ResNet-18: its fused list).
 set -e
 model=$1
 out=${OUT:-.}
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$(git rev-parse --show-toplevel)"
 tasks="$here/${model}_blocked_tasks.txt"
-python3 "$here/blocked_tasks.py" "bench/configs/${model}_cpu_tasks.txt" > "$tasks"
+python3 "$here/blocked_tasks.py" "${TASKS:-bench/configs/${model}_cpu_tasks.txt}" > "$tasks"
 ops=()
 while read -r op; do ops+=(--op "$op"); done < <(grep -v '^#' "$tasks" | sed 's/ *#.*//')
 name=${model}_blocked
