@@ -374,6 +374,28 @@ TEST_F(CliCpuTest, ModelListAndShow) {
   }
 }
 
+// `glimpse model export`: a zoo CNN written as ONNX is shown as the same tasks as the zoo's name
+// (so a database tuned on one compiles the other); a model without a graph is refused.
+TEST_F(CliCpuTest, ModelExportWritesAnOnnxFileWithTheSameTasks) {
+  const std::string file = Db("resnet18.onnx");
+  CommandResult exported = RunGlimpse({"model", "export", "resnet18", "-o", file});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(exported.out.find("opset 13"), std::string::npos) << exported.out;
+  CommandResult zoo = RunGlimpse({"model", "show", "resnet18", "--json"});
+  CommandResult onnx = RunGlimpse({"model", "show", file, "--json"});
+  ASSERT_EQ(zoo.exit_code, 0) << zoo.err;
+  ASSERT_EQ(onnx.exit_code, 0) << onnx.err;
+  const Json zoo_tasks = Json::parse(zoo.out)["tasks"], onnx_tasks = Json::parse(onnx.out)["tasks"];
+  ASSERT_EQ(onnx_tasks.size(), zoo_tasks.size());
+  for (size_t i = 0; i < zoo_tasks.size(); ++i) {
+    EXPECT_EQ(onnx_tasks[i]["op"], zoo_tasks[i]["op"]);
+    EXPECT_EQ(onnx_tasks[i]["weight"], zoo_tasks[i]["weight"]);
+  }
+  CommandResult bert = RunGlimpse({"model", "export", "bert_base_layer", "-o", Db("bert.onnx")});
+  EXPECT_EQ(bert.exit_code, 2);
+  EXPECT_NE(bert.err.find("no graph to export"), std::string::npos) << bert.err;
+}
+
 // An ONNX file goes where a zoo name goes: its symbolic batch fixed by --input-shape, its
 // convolution tuned with the ReLU fused into it.
 TEST_F(CliCpuTest, OnnxModelShowsAndTunesItsFusedLayers) {

@@ -12,6 +12,7 @@
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/model_zoo.h"
+#include "glimpse/onnx_export.h"
 #include "model_source.h"
 #include "tune_report.h"
 
@@ -22,6 +23,7 @@ struct ModelFlags {
   std::string name;
   std::vector<std::string> input_shapes;
   bool json = false;
+  std::string out;  // export: the ONNX file
 };
 
 // "" when the operator has a CPU template, else why not ("no CPU template for … yet").
@@ -155,6 +157,20 @@ void RunShow(const ModelFlags& flags) {
                "softmax and LayerNorm are not listed (not tuned).\n";
 }
 
+// `glimpse model export NAME -o FILE.onnx`: the graph glimpse compiles, weights included, for
+// ONNX Runtime (a zoo model: the seeded weights `glimpse compile` gives it).
+void RunExport(const ModelFlags& flags) {
+  const LoadedModel model = LoadModel(flags.name, flags.input_shapes, "", /*weights=*/true);
+  if (!model.graph) {
+    throw Error("model export: " + model.name +
+                " lists its matrix products only, with no graph to export (the CNNs of 'glimpse "
+                "model list' and ONNX files have one)");
+  }
+  ExportOnnx(*model.graph, flags.out);
+  std::cout << fmt::format("wrote {} ({} ops, opset {}) to {}\n", model.name,
+                           model.graph->ops.size(), kExportOnnxOpset, flags.out);
+}
+
 }  // namespace
 
 void AddModelCommand(CLI::App& app) {
@@ -179,6 +195,15 @@ void AddModelCommand(CLI::App& app) {
                    "dimensions (repeatable)");
   show->add_flag("--json", flags->json, "print JSON");
   show->callback([flags] { RunShow(*flags); });
+  CLI::App* export_command = command->add_subcommand(
+      "export",
+      "Write a model's graph, weights included, as an ONNX file (opset 13): a zoo CNN with the "
+      "seeded weights glimpse compile gives it, for ONNX Runtime to run the same model");
+  export_command->add_option("name", flags->name, "a CNN of the zoo or an ONNX file")->required();
+  export_command->add_option("--input-shape", flags->input_shapes,
+                             "NAME=1x3x224x224 for an ONNX input with symbolic dimensions");
+  export_command->add_option("-o,--out", flags->out, "the ONNX file to write")->required();
+  export_command->callback([flags] { RunExport(*flags); });
 }
 
 }  // namespace glimpse::cli
