@@ -119,6 +119,7 @@ std::string HarnessText(const std::string& name) {
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -197,21 +198,26 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) Die(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--input") input_paths.push_back(value());
-    else if (arg == "--output") output_paths.push_back(value());
-    else if (arg == "--threads") threads = std::stoi(value());
-    else if (arg == "--warmup") warmup = std::stoi(value());
-    else if (arg == "--min-repeats") min_repeats = std::stoi(value());
-    else if (arg == "--max-repeats") max_repeats = std::stoi(value());
-    else if (arg == "--min-time") min_time = std::stod(value());
-    else if (arg == "--flush-bytes") flush_bytes = std::stoll(value());
-    else if (arg == "--seed") seed = static_cast<unsigned>(std::stoul(value()));
-    else if (arg == "--json") json_path = value();
-    else if (arg == "--profile") profile_runs = std::stoi(value());
-    else Die("unknown argument " + arg + " (--input F --output F --threads N --warmup N "
-             "--min-repeats N --max-repeats N --min-time S --flush-bytes B --seed S --json F "
-             "--profile N)");
+    try {
+      if (arg == "--input") input_paths.push_back(value());
+      else if (arg == "--output") output_paths.push_back(value());
+      else if (arg == "--threads") threads = std::stoi(value());
+      else if (arg == "--warmup") warmup = std::stoi(value());
+      else if (arg == "--min-repeats") min_repeats = std::stoi(value());
+      else if (arg == "--max-repeats") max_repeats = std::stoi(value());
+      else if (arg == "--min-time") min_time = std::stod(value());
+      else if (arg == "--flush-bytes") flush_bytes = std::stoll(value());
+      else if (arg == "--seed") seed = static_cast<unsigned>(std::stoul(value()));
+      else if (arg == "--json") json_path = value();
+      else if (arg == "--profile") profile_runs = std::stoi(value());
+      else Die("unknown argument " + arg + " (--input F --output F --threads N --warmup N "
+               "--min-repeats N --max-repeats N --min-time S --flush-bytes B --seed S --json F "
+               "--profile N)");
+    } catch (const std::logic_error&) {  // std::stoi's invalid_argument and out_of_range
+      Die(arg + " takes a number, not '" + std::string(argv[i]) + "'");
+    }
   }
+  if (profile_runs < 0) Die("--profile takes a count of runs, 0 or more");
   const int n_in = @NAME@_num_inputs(), n_out = @NAME@_num_outputs();
   if (!input_paths.empty() && static_cast<int>(input_paths.size()) != n_in) {
     Die("the model takes " + std::to_string(n_in) + " inputs; give --input for each or none");

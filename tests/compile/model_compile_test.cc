@@ -5,6 +5,7 @@
 #include "glimpse/model_compile.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -195,6 +196,10 @@ TEST(CompileModel, BlockedActivationsPoolAndReorderWhereReadersWantNchw) {
   for (int o = 0; o < 3; ++o)
     args += " --output " + (dir / ("out" + std::to_string(o) + ".bin")).string();
   ASSERT_EQ(Shell(harness + args), 0) << harness << args;
+
+  // A count that is not one is refused with a message (exit 2), not an uncaught exception.
+  EXPECT_EQ(WEXITSTATUS(Shell(harness + " --profile x")), 2);
+  EXPECT_EQ(WEXITSTATUS(Shell(harness + " --profile -1")), 2);
 
   // The profile names every step in run order, the reorder before the flatten that wants NCHW.
   std::ifstream timing_in(timing);
