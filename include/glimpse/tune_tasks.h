@@ -44,10 +44,13 @@ struct TaskOutcome {
   int64_t template_seeds = 0;
   int64_t history_records = 0;
   // The sibling sweep (TuneTasksOptions::sibling_sweep): the siblings whose configurations were
-  // measured, how many were new to this task, and its best time before them (seconds).
+  // measured, how many were new to this task, and its best time before the sweep and the recheck
+  // (seconds).
   std::vector<size_t> sweep_from;
   int64_t sweep_measured = 0;
   double best_before_sweep_s = 0;
+  // The recheck (TuneTasksOptions::recheck): configurations this task measured again.
+  int64_t rechecked = 0;
 
   bool Tunable() const { return error.empty(); }
   // "tuned", "all-failed" (measured, nothing ok), "no-template" (see `error`) or, for a
@@ -98,9 +101,21 @@ struct TuneTasksOptions {
   // The seeds flow forward only: the first task of a group never sees what its siblings found
   // after it. Once every task is tuned, each task with epilogue siblings (earlier or later)
   // measures the `sibling_sweep` fastest configurations of each that it has not measured itself
-  // (a handful of measurements beyond its budget, reported as its own line and in the outcome);
-  // 0: no sweep.
+  // (with a recheck, those it has measured too: see `recheck`), a handful of measurements beyond
+  // its budget, reported as its own line and in the outcome; 0: no sweep.
   int sibling_sweep = 2;
+  // Once every task is tuned, each task measures again its `recheck` fastest distinct
+  // configurations, in one batch with the sweep's (those it had measured already included): a
+  // search's figures were taken minutes apart on a machine whose speed drifts (on the guest of
+  // bench/results/cpu_models_64.md, ResNet-18's last residual 3×3 measured its sibling's
+  // configurations at 1.8× the sibling's time twenty seconds later, and kept one 1.5× slower than
+  // theirs), while one batch compares them in one sitting. A
+  // configuration's time stays its fastest record (Database::Best): interference adds time, so
+  // a second measurement can only bring a figure nearer the kernel's own. A task without records
+  // since its last recheck (the same command run again) is not rechecked. The measurements are
+  // beyond the budget, and count towards it when the run is resumed, like the sweep's. 0 (the
+  // default): none — on a quiet machine they are measurements spent on figures already right.
+  int recheck = 0;
 };
 
 // The records of `tasks[0..before)` that are epilogue siblings of `tasks[before]`, on `device`, as

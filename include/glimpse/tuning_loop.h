@@ -45,6 +45,11 @@ struct TuneOptions {
   // Stop once the seeds are measured (stop reason "seeds measured"), before the strategy proposes
   // anything: a pass that only measures given configurations (TuneTasksOptions::sibling_sweep).
   bool stop_after_seeds = false;
+  // Measure the seeds even where this task has measured them already (recorded with the strategy
+  // "recheck"): a pass that measures given configurations again in one sitting
+  // (TuneTasksOptions::recheck). The database keeps every record; a configuration's time is its
+  // fastest (Database::Best), so a second measurement can only lower it.
+  bool remeasure_seeds = false;
   ProgressMode progress = ProgressMode::kAuto;
   std::ostream* progress_stream = nullptr;  // nullptr: std::cerr
   double log_interval_s = 5.0;              // kLog: a line at most this often (and at the end)

@@ -135,12 +135,13 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
     }
   }
 
-  // The seeds left to measure: valid, distinct, not resumed.
+  // The seeds left to measure: valid, distinct, not resumed (unless they are to be measured again).
   std::deque<Config> seeds;
   {
     std::unordered_set<Config, ConfigHasher> queued;
     for (const Config& config : options.seed_configs) {
-      if (space.IsValid(config) && !measured.count(config) && queued.insert(config).second) {
+      const bool fresh = options.remeasure_seeds || !measured.count(config);
+      if (space.IsValid(config) && fresh && queued.insert(config).second) {
         seeds.push_back(config);
       }
     }
@@ -187,7 +188,8 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
     size_t rejected = 0;
     for (Config& config : proposed) {
       if (inputs.size() >= n) break;
-      if (!space.IsValid(config) || !measured.insert(config).second) {
+      const bool fresh = measured.insert(config).second || (seeding && options.remeasure_seeds);
+      if (!space.IsValid(config) || !fresh) {
         ++rejected;
         continue;
       }
@@ -226,7 +228,7 @@ TuneSummary Tune(const Task& task, Tuner& tuner, Builder& builder, Runner& runne
         record.compile_time_s = result.compile_time_s;
         record.cost_s = result.cost_s;
         record.error = result.error;
-        record.strategy = seeding ? "seed" : tuner.Name();
+        record.strategy = !seeding ? tuner.Name() : options.remeasure_seeds ? "recheck" : "seed";
         record.started_at = started_at;
         record.finished_at = finished_at;
         records.push_back(std::move(record));

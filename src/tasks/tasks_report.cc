@@ -79,6 +79,12 @@ Json TasksReportToJson(const TasksReport& report) {
                                                      ? Json(outcome.best_before_sweep_s)
                                                      : Json(nullptr)}};
     }
+    if (outcome.rechecked > 0) {
+      task["recheck"] = {{"measured", outcome.rechecked},
+                         {"best_before_s", std::isfinite(outcome.best_before_sweep_s)
+                                               ? Json(outcome.best_before_sweep_s)
+                                               : Json(nullptr)}};
+    }
     if (outcome.summary) {
       const TuneSummary& s = *outcome.summary;
       task["measurements"] = s.measurements;

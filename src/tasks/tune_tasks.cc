@@ -180,65 +180,123 @@ std::string Micros(double seconds) {
   return std::isfinite(seconds) ? fmt::format("{:.4g} µs", seconds * 1e6) : "none";
 }
 
-// Folds the sweep's summary of the task (its records: everything before the sweep resumed, and
-// the sweep's own) into the outcome of the task's tuning.
-void AddSweep(TaskOutcome& outcome, const TuneSummary& sweep, const ConfigSpace& space) {
+// Folds the final pass's summary of the task (its records: everything before the pass resumed,
+// and the pass's own) into the outcome of the task's tuning.
+void AddFinalPass(TaskOutcome& outcome, const TuneSummary& pass, const ConfigSpace& space) {
   TuneSummary& s = *outcome.summary;
   outcome.best_before_sweep_s = s.best_time_s;
-  outcome.sweep_measured = sweep.measurements - sweep.resumed;
-  s.measurements = sweep.measurements;  // the counts of all the task's records, new ones included
-  s.failed = sweep.failed;
-  s.by_status = sweep.by_status;
-  if (sweep.best_config && sweep.best_time_s < s.best_time_s) {
-    s.best_time_s = sweep.best_time_s;
-    s.best_config = sweep.best_config;
-    outcome.best_config = space.ConfigToJson(*sweep.best_config);
+  s.measurements = pass.measurements;  // the counts of all the task's records, new ones included
+  s.failed = pass.failed;
+  s.by_status = pass.by_status;
+  if (pass.best_config && pass.best_time_s < s.best_time_s) {
+    s.best_time_s = pass.best_time_s;
+    s.best_config = pass.best_config;
+    outcome.best_config = space.ConfigToJson(*pass.best_config);
   }
-  s.tuning_time_s += sweep.tuning_time_s;
-  s.elapsed_s += sweep.elapsed_s;
-  s.tuner_s += sweep.tuner_s;
-  s.batches.build_s += sweep.batches.build_s;
-  s.batches.build_waited_s += sweep.batches.build_waited_s;
-  s.batches.run_s += sweep.batches.run_s;
-  for (size_t k = static_cast<size_t>(sweep.resumed); k < sweep.trajectory.size(); ++k) {
-    s.trajectory.push_back(sweep.trajectory[k]);
+  s.tuning_time_s += pass.tuning_time_s;
+  s.elapsed_s += pass.elapsed_s;
+  s.tuner_s += pass.tuner_s;
+  s.batches.build_s += pass.batches.build_s;
+  s.batches.build_waited_s += pass.batches.build_waited_s;
+  s.batches.run_s += pass.batches.run_s;
+  for (size_t k = static_cast<size_t>(pass.resumed); k < pass.trajectory.size(); ++k) {
+    s.trajectory.push_back(pass.trajectory[k]);
   }
 }
 
-// TuneTasksOptions::sibling_sweep, once every task is tuned.
-void SweepSiblings(const Target& target, std::vector<TaskOutcome>& tasks,
-                   const TuneTasksOptions& options, Builder& builder, Database& database) {
+// "task 3" or "tasks 3, 5" (1-based) for the log lines.
+std::string TaskNumbers(const std::vector<size_t>& tasks) {
+  std::string names;
+  for (size_t j : tasks) names += (names.empty() ? "" : ", ") + std::to_string(j + 1);
+  return (tasks.size() > 1 ? "tasks " : "task ") + names;
+}
+
+// What the final pass of a task measures: its own fastest (TuneTasksOptions::recheck) and its
+// siblings' (sibling_sweep), each once; `fresh` counts those the task had never measured.
+struct FinalPassPlan {
+  std::vector<Config> configs;
+  std::vector<size_t> from;  // the siblings that offered any
+  int64_t fresh = 0;
+  bool recheck = false;  // measure again what the task has measured
+};
+
+// A task is rechecked when it has records newer than its last recheck: the same command run
+// again on a finished task measures nothing.
+bool RecheckDue(const TaskOutcome& outcome, const std::string& device, const Database& database) {
+  const std::vector<TuningRecord> records = database.Records(outcome.workload_key, device);
+  return !records.empty() && records.back().strategy != "recheck";
+}
+
+FinalPassPlan PlanFinalPass(const std::vector<TaskOutcome>& tasks, size_t i,
+                            const ConfigSpace& space, const std::string& device,
+                            const TuneTasksOptions& options, const Database& database) {
+  FinalPassPlan plan;
+  plan.recheck = options.recheck > 0 && RecheckDue(tasks[i], device, database);
+  const TransferHistory own = RecordsInSpace(tasks[i], space, device, database);
+  std::set<Config> measured, planned;
+  for (const auto& record : own) measured.insert(record.first);
+  if (plan.recheck) {
+    for (Config& config : FastestDistinct(own, static_cast<size_t>(options.recheck))) {
+      planned.insert(config);
+      plan.configs.push_back(std::move(config));
+    }
+  }
+  if (options.sibling_sweep > 0) {
+    for (Config& config :
+         SiblingSweepConfigs(tasks, i, space, device, database,
+                             static_cast<size_t>(options.sibling_sweep), plan.from)) {
+      const bool fresh = !measured.count(config);
+      // Without a recheck, the sweep measures only what is new to the task.
+      if ((!fresh && !plan.recheck) || !planned.insert(config).second) continue;
+      plan.fresh += fresh ? 1 : 0;
+      plan.configs.push_back(std::move(config));
+    }
+  }
+  return plan;
+}
+
+// TuneTasksOptions::sibling_sweep and recheck, once every task is tuned: one pass per task that
+// measures its plan in one batch (or as few as the batch size allows).
+void FinalPass(const Target& target, std::vector<TaskOutcome>& tasks,
+               const TuneTasksOptions& options, Builder& builder, Database& database) {
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskOutcome& outcome = tasks[i];
     if (!outcome.Tunable() || !outcome.summary || outcome.build_only) continue;
     const Task task = target.MakeTask(outcome.task.op);
-    std::vector<size_t> from;
-    std::vector<Config> configs =
-        SiblingSweepConfigs(tasks, i, task.space, task.device, database,
-                            static_cast<size_t>(options.sibling_sweep), from);
-    if (configs.empty()) continue;
-    TuneOptions sweep = options.tune;
-    sweep.seed_configs = std::move(configs);
-    sweep.stop_after_seeds = true;  // those alone: the configurations the task has measured
-    sweep.max_measurements = 0;     // are left out by the loop, and nothing else is proposed
-    sweep.max_seconds = 0;
-    sweep.resume = true;
-    sweep.knowledge = TargetKnowledge{};
-    sweep.progress = ProgressMode::kQuiet;
+    FinalPassPlan plan = PlanFinalPass(tasks, i, task.space, task.device, options, database);
+    outcome.sweep_from = plan.from;
+    if (plan.configs.empty()) continue;
+    const int64_t planned = static_cast<int64_t>(plan.configs.size());
+    TuneOptions pass = options.tune;
+    pass.seed_configs = std::move(plan.configs);
+    pass.stop_after_seeds = true;  // those alone, and nothing the strategy would propose
+    pass.remeasure_seeds = plan.recheck;
+    pass.batch_size = std::max<int>(pass.batch_size, static_cast<int>(planned));
+    pass.max_measurements = 0;
+    pass.max_seconds = 0;
+    pass.resume = true;
+    pass.knowledge = TargetKnowledge{};
+    pass.progress = ProgressMode::kQuiet;
     std::unique_ptr<Tuner> tuner = MakeTuner("random", Json::object());
     std::unique_ptr<Runner> runner = target.MakeRunner(task, options.run_timeout(outcome.task));
-    const TuneSummary summary = Tune(task, *tuner, builder, *runner, &database, sweep);
-    outcome.sweep_from = from;
-    AddSweep(outcome, summary, task.space);
-    if (options.log != nullptr && outcome.sweep_measured > 0) {
-      std::string names;
-      for (size_t j : from) names += (names.empty() ? "" : ", ") + std::to_string(j + 1);
-      *options.log << fmt::format(
-          "sibling sweep, task {}/{}: {} configuration{} of task{} {} measured: best {} -> {}\n",
-          i + 1, tasks.size(), outcome.sweep_measured, outcome.sweep_measured > 1 ? "s" : "",
-          from.size() > 1 ? "s" : "", names, Micros(outcome.best_before_sweep_s),
-          Micros(outcome.summary->best_time_s));
+    const TuneSummary summary = Tune(task, *tuner, builder, *runner, &database, pass);
+    const int64_t measured = summary.measurements - summary.resumed;
+    outcome.sweep_measured = std::min(plan.fresh, measured);
+    outcome.rechecked = measured - outcome.sweep_measured;
+    AddFinalPass(outcome, summary, task.space);
+    if (options.log == nullptr || measured == 0) continue;
+    std::string what;
+    if (outcome.sweep_measured > 0) {
+      what = fmt::format("{} configuration{} of {} measured", outcome.sweep_measured,
+                         outcome.sweep_measured > 1 ? "s" : "", TaskNumbers(outcome.sweep_from));
     }
+    if (outcome.rechecked > 0) {
+      what += fmt::format("{}{} measured again", what.empty() ? "" : ", ", outcome.rechecked);
+    }
+    *options.log << fmt::format("{}, task {}/{}: {}: best {} -> {}\n",
+                                outcome.rechecked > 0 ? "recheck" : "sibling sweep", i + 1,
+                                tasks.size(), what, Micros(outcome.best_before_sweep_s),
+                                Micros(outcome.summary->best_time_s));
   }
 }
 
@@ -319,8 +377,8 @@ void TuneTasks(const Target& target, std::vector<TaskOutcome>& tasks,
     if (summary.best_config) outcome.best_config = task.space.ConfigToJson(*summary.best_config);
     outcome.summary = std::move(summary);
   }
-  if (options.sibling_sweep > 0 && database != nullptr) {
-    SweepSiblings(target, tasks, options, *builder, *database);
+  if ((options.sibling_sweep > 0 || options.recheck > 0) && database != nullptr) {
+    FinalPass(target, tasks, options, *builder, *database);
   }
 }
 

@@ -139,6 +139,45 @@ TEST_F(CliCpuTest, OpTableShowsPositiveGflopsAndRerunResumes) {
   EXPECT_EQ(report["device"], best[0].device);
 }
 
+// --recheck 3: the budget's 8, then the fastest 3 of them measured again in one batch; the same
+// command again measures nothing.
+TEST_F(CliCpuTest, TheRecheckMeasuresTheFastestAgainOnceAndARerunMeasuresNothing) {
+  const std::vector<std::string> args =
+      CpuArgs({"--op", kDense, "--budget", "8", "--recheck", "3", "--db", Db(), "--json"});
+  CommandResult first = RunGlimpse(args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const Json task = Json::parse(first.out)["tasks"][0];
+  EXPECT_EQ(task["measurements"], 11);
+  EXPECT_EQ(task["recheck"]["measured"], 3);
+  const std::vector<TuningRecord> records = RecordsOf(Db(), task["workload_key"]);
+  ASSERT_EQ(records.size(), 11u);
+  std::vector<std::pair<double, std::string>> searched;
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_NE(records[i].strategy, "recheck") << i;
+    searched.emplace_back(records[i].time_s, records[i].config_hash);
+  }
+  std::sort(searched.begin(), searched.end());
+  const std::set<std::string> fastest = {searched[0].second, searched[1].second,
+                                         searched[2].second};
+  double best = searched[0].first;
+  for (size_t i = 8; i < 11; ++i) {
+    EXPECT_EQ(records[i].strategy, "recheck") << i;
+    EXPECT_EQ(fastest.count(records[i].config_hash), 1u) << i;
+    best = std::min(best, records[i].time_s);
+  }
+  // The reported best is the fastest record of all eleven.
+  EXPECT_DOUBLE_EQ(task["best"]["time_s"].get<double>(), best);
+  EXPECT_DOUBLE_EQ(task["recheck"]["best_before_s"].get<double>(), searched[0].first);
+
+  CommandResult again = RunGlimpse(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const Json rerun = Json::parse(again.out)["tasks"][0];
+  EXPECT_EQ(rerun["resumed"], 11);
+  EXPECT_EQ(rerun["measurements"], 11);
+  EXPECT_FALSE(rerun.contains("recheck"));
+  EXPECT_EQ(RecordsOf(Db(), task["workload_key"]).size(), 11u);
+}
+
 TEST_F(CliCpuTest, GlobalBudgetIsSplitByWorkAndEachTaskIsItsOwnWorkload) {
   // The first operator twice (weight 2, 2048 FLOPs in all), the second once (4096 FLOPs):
   // 12 = 1 + 1 evenly, then 10 by work: 3.33 and 6.67 → 3 and 6, the last one to the larger

@@ -1,6 +1,7 @@
 // The loop with a database: records committed per batch, and resume from them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -218,6 +219,86 @@ TEST_F(ResumeTest, SeedsAreMeasuredFirstInRoundsOfTheirOwn) {
   EXPECT_EQ(records[3].started_at, records[4].started_at);
   EXPECT_NE(records[5].started_at, records[6].started_at);
   for (size_t i = 6; i < records.size(); ++i) EXPECT_EQ(records[i].strategy, "random") << i;
+}
+
+// The synthetic runner's times, doubled for the first `slow` candidates: a machine that ran slow
+// while the search measured and at its speed when the candidates were measured again.
+class SlowAtFirstRunner : public Runner {
+ public:
+  SlowAtFirstRunner(const SyntheticRunner& inner, int64_t slow) : inner_(inner), slow_(slow) {}
+  std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
+                                 const std::vector<BuildResult>&) override {
+    std::vector<MeasureResult> out;
+    for (const MeasureInput& input : inputs) {
+      MeasureResult result = inner_.Measure(input.config);
+      if (runs_++ < slow_ && result.ok()) {
+        result.time_s *= 2;
+        for (double& sample : result.samples_s) sample *= 2;
+      }
+      out.push_back(result);
+    }
+    return out;
+  }
+  bool IsSimulated() const override { return true; }
+  int64_t runs() const { return runs_; }
+
+ private:
+  const SyntheticRunner& inner_;
+  int64_t slow_;
+  int64_t runs_ = 0;
+};
+
+TEST_F(ResumeTest, RemeasuredSeedsAreMeasuredAgainAndCanOnlyLowerTheBest) {
+  Task task = MakeTask(testing::GridSpace(3, 6));
+  SyntheticRunner synthetic(task.space, {1, 1, 1});
+  SlowAtFirstRunner runner(synthetic, 4);
+  NullBuilder builder;
+  Database database(path_);
+  std::unique_ptr<Tuner> first = MakeRandomTuner();
+  const TuneSummary searched = Tune(task, *first, builder, runner, &database, Options(4));
+  ASSERT_EQ(runner.runs(), 4);
+  std::vector<Config> measured;
+  for (const TuningRecord& record : database.Records(task.WorkloadKey(), task.device)) {
+    measured.push_back(task.space.ConfigFromJson(record.config));
+  }
+  ASSERT_EQ(measured.size(), 4u);
+  Config fresh{{1, 1, 1}};  // the optimum, unless the search found it
+  const bool optimum_measured =
+      std::find(measured.begin(), measured.end(), fresh) != measured.end();
+  if (optimum_measured) fresh = Config{{2, 2, 2}};
+  ASSERT_EQ(std::find(measured.begin(), measured.end(), fresh), measured.end());
+
+  TuneOptions options = Options(0);
+  options.stop_after_seeds = true;
+  options.remeasure_seeds = true;
+  // Two measured ones, a repeat of the first, and one never measured.
+  options.seed_configs = {measured[0], measured[2], measured[0], fresh};
+  std::unique_ptr<Tuner> second = MakeRandomTuner();
+  const TuneSummary rechecked = Tune(task, *second, builder, runner, &database, options);
+  EXPECT_EQ(rechecked.stop_reason, "seeds measured");
+  EXPECT_EQ(rechecked.resumed, 4);
+  EXPECT_EQ(rechecked.measurements, 7);
+  EXPECT_EQ(runner.runs(), 7);
+
+  const std::vector<TuningRecord> records = database.Records(task.WorkloadKey(), task.device);
+  ASSERT_EQ(records.size(), 7u);
+  const std::vector<Config> again{measured[0], measured[2], fresh};
+  for (size_t i = 0; i < again.size(); ++i) {
+    EXPECT_EQ(records[4 + i].strategy, "recheck") << i;
+    EXPECT_EQ(task.space.ConfigFromJson(records[4 + i].config), again[i]) << i;
+    EXPECT_DOUBLE_EQ(records[4 + i].time_s, synthetic.TimeOf(again[i])) << i;
+  }
+  // Measured at half its first time, the first configuration keeps both records; its best is the
+  // second.
+  EXPECT_DOUBLE_EQ(records[0].time_s, 2 * synthetic.TimeOf(measured[0]));
+  double best = std::min(synthetic.TimeOf(measured[0]), synthetic.TimeOf(measured[2]));
+  best = std::min(best, synthetic.TimeOf(fresh));
+  for (size_t i : {1, 3}) best = std::min(best, 2 * synthetic.TimeOf(measured[i]));
+  EXPECT_DOUBLE_EQ(rechecked.best_time_s, best);
+  EXPECT_LT(rechecked.best_time_s, searched.best_time_s);
+  const std::vector<TuningRecord> fastest = database.Best(task.WorkloadKey(), task.device, 1);
+  ASSERT_EQ(fastest.size(), 1u);
+  EXPECT_DOUBLE_EQ(fastest[0].time_s, best);
 }
 
 }  // namespace

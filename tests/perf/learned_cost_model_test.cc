@@ -220,6 +220,9 @@ TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --sibling-sweep 2")
                 .find("--hardware-budget spends exactly N measurements per task; --sibling-sweep"),
             std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --recheck 1")
+                .find("--hardware-budget spends exactly N measurements per task; --recheck would"),
+            std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 0")
                 .find("--hardware-budget must be a positive number"),
             std::string::npos);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,21 +20,28 @@
 namespace glimpse {
 namespace {
 
-// time_s = 1 ms / tile: the largest tile is best.
+// time_s = 1 ms / tile: the largest tile is best. The candidates whose 0-based number in the
+// whole run (counted in `*measured`) is in `*slow` take 8× that: the machine ran slow then.
 class TileRunner : public Runner {
  public:
+  TileRunner(int64_t* measured, const std::set<int64_t>* slow) : measured_(measured), slow_(slow) {}
   std::vector<MeasureResult> Run(const std::vector<MeasureInput>& inputs,
                                  const std::vector<BuildResult>& builds) override {
     std::vector<MeasureResult> results(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       ConfigView view(inputs[i].task->space, inputs[i].config);
+      const double slowdown = slow_->count((*measured_)++) ? 8.0 : 1.0;
       results[i].status = MeasureStatus::kOk;
-      results[i].time_s = 1e-3 / static_cast<double>(view.Int("tile"));
+      results[i].time_s = slowdown * 1e-3 / static_cast<double>(view.Int("tile"));
       results[i].samples_s = {results[i].time_s};
       results[i].cost_s = 0.01;
     }
     return results;
   }
+
+ private:
+  int64_t* measured_;
+  const std::set<int64_t>* slow_;
 };
 
 class AllValid : public ValidityChecker {
@@ -67,7 +75,7 @@ class FakeTarget : public Target {
   }
   std::unique_ptr<Runner> MakeRunner(const Task& task, double timeout_s) const override {
     runner_timeouts[task.name] = timeout_s;
-    return std::make_unique<TileRunner>();
+    return std::make_unique<TileRunner>(&measured, &slow);
   }
   std::shared_ptr<ValidityChecker> MakeValidityChecker(const Task& task,
                                                        const std::string& work_dir) const override {
@@ -77,6 +85,8 @@ class FakeTarget : public Target {
 
   mutable std::vector<std::string> builder_dirs, checker_dirs;
   mutable std::map<std::string, double> runner_timeouts;
+  mutable int64_t measured = 0;  // candidates measured by all runners
+  std::set<int64_t> slow;        // ... and those that ran 8× slow (TileRunner)
 };
 
 // (tile, strategy) of each record of `task` in the database at `db_path`, in commit order.
@@ -413,8 +423,8 @@ TEST(TuneTasksTest, TheSiblingSweepBringsALaterSiblingsBestBackToAnEarlierTask) 
     options.tune.batch_size = 4;
     options.tune.progress = ProgressMode::kQuiet;
     options.work_dir = dir;
-    options.sibling_seeds = 0;  // the sweep alone
-    options.sibling_sweep = sweep;
+    options.sibling_seeds = 0;      // the sweep alone
+    options.sibling_sweep = sweep;  // without a recheck (the default): only what is new to a task
     std::ostringstream log;
     options.log = &log;
     TuneTasks(target, tasks, options, &database);
@@ -464,6 +474,112 @@ TEST(TuneTasksTest, TheSiblingSweepBringsALaterSiblingsBestBackToAnEarlierTask) 
   EXPECT_EQ(tiles("off.db", off[0]).size(), 3u);
   EXPECT_DOUBLE_EQ(off[0].BestTime(), 1e-3 / 4);
   EXPECT_TRUE(off[0].sweep_from.empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TuneTasksTest, TheRecheckMeasuresTheFastestAgainInOneBatchAndKeepsTheFasterFigure) {
+  const std::string dir = testing::MakeTempDir("glimpse-tune-tasks-recheck");
+  const std::vector<ModelLayer> layers = {
+      {"fc", ParseOperator("dense:M=1,N=16,K=32")},
+      {"fc_relu", ParseOperator("dense:M=1,N=16,K=32,bias=1,relu=1")},
+      {"other", ParseOperator("dense:M=1,N=8,K=32")}};
+  const auto run = [&](FakeTarget& target, const std::string& db_name, int recheck,
+                       std::string* log_text) {
+    std::vector<TaskOutcome> tasks = PlanTasks(target, layers);
+    for (TaskOutcome& task : tasks) task.budget = 4;
+    tasks[2].budget = 3;
+    Database database(dir + "/" + db_name);
+    TuneTasksOptions options;
+    options.tuner = "grid";
+    options.tune.batch_size = 4;
+    options.tune.progress = ProgressMode::kQuiet;
+    options.work_dir = dir;
+    options.sibling_seeds = 1;
+    options.sibling_history = false;
+    options.sibling_sweep = 2;
+    options.recheck = recheck;
+    std::ostringstream log;
+    options.log = &log;
+    TuneTasks(target, tasks, options, &database);
+    if (log_text != nullptr) *log_text = log.str();
+    return tasks;
+  };
+  // Task 1 measures tiles 1, 2, 4, 8 (candidates 0-3). Task 2 measures its sibling's fastest, 8,
+  // first (candidate 4) while the machine runs slow, so that 8 looks like 1 ms; then 1, 2, 4
+  // (5-7). Task 3 measures 1, 2, 4 (8-10), and its 4 runs slow too (candidate 10).
+  FakeTarget target;
+  target.slow = {4, 10};
+  std::string log;
+  const std::vector<TaskOutcome> on = run(target, "on.db", 1, &log);
+  const auto tiles = [&](const std::string& db_name, const TaskOutcome& task) {
+    return TilesMeasured(target, dir + "/" + db_name, task);
+  };
+  // Task 1: its fastest (8) again, then task 2's two fastest (4, 2), measured by it already.
+  EXPECT_EQ(tiles("on.db", on[0]), (Tiles{{1, "grid"},
+                                          {2, "grid"},
+                                          {4, "grid"},
+                                          {8, "grid"},
+                                          {8, "recheck"},
+                                          {4, "recheck"},
+                                          {2, "recheck"}}));
+  EXPECT_EQ(on[0].rechecked, 3);
+  EXPECT_EQ(on[0].sweep_measured, 0);
+  EXPECT_DOUBLE_EQ(on[0].BestTime(), 1e-3 / 8);
+  // Task 2: its fastest (4) and task 1's (8, 4) in one batch: 8 measured at its speed this time,
+  // and kept.
+  EXPECT_EQ(
+      tiles("on.db", on[1]),
+      (Tiles{{8, "seed"}, {1, "grid"}, {2, "grid"}, {4, "grid"}, {4, "recheck"}, {8, "recheck"}}));
+  EXPECT_EQ(on[1].rechecked, 2);
+  EXPECT_EQ(on[1].sweep_from, (std::vector<size_t>{0}));
+  EXPECT_DOUBLE_EQ(on[1].best_before_sweep_s, 1e-3 / 4);
+  EXPECT_DOUBLE_EQ(on[1].BestTime(), 1e-3 / 8);
+  EXPECT_EQ(on[1].best_config["tile"], 8);
+  ASSERT_TRUE(on[1].summary);
+  EXPECT_EQ(on[1].summary->measurements, 6);
+  EXPECT_EQ(on[1].summary->stop_reason, "measurement budget");  // the tuning's, not the recheck's
+  // Task 3, without siblings: its one fastest is 2 (4 ran slow), measured again; the recheck
+  // cannot give back what it does not measure.
+  EXPECT_EQ(tiles("on.db", on[2]), (Tiles{{1, "grid"}, {2, "grid"}, {4, "grid"}, {2, "recheck"}}));
+  EXPECT_DOUBLE_EQ(on[2].BestTime(), 1e-3 / 2);
+  EXPECT_NE(log.find("recheck, task 2/3: 2 measured again: best 250 µs -> 125 µs"),
+            std::string::npos)
+      << log;
+  TasksReport report;
+  report.tasks = on;
+  const Json json = TasksReportToJson(report);
+  EXPECT_EQ(json["tasks"][1]["recheck"]["measured"], 2);
+  EXPECT_DOUBLE_EQ(json["tasks"][1]["recheck"]["best_before_s"].get<double>(), 1e-3 / 4);
+  EXPECT_EQ(json["tasks"][2]["recheck"]["measured"], 1);
+  // The database's pick is the faster figure, too.
+  {
+    Database database(dir + "/on.db");
+    const std::vector<TuningRecord> best = database.Best(on[1].workload_key, "Fake Device", 1);
+    ASSERT_EQ(best.size(), 1u);
+    EXPECT_DOUBLE_EQ(best[0].time_s, 1e-3 / 8);
+  }
+
+  // The same run again: every task is rechecked already and nothing is measured.
+  std::vector<size_t> records_before;
+  for (const TaskOutcome& task : on) records_before.push_back(tiles("on.db", task).size());
+  EXPECT_EQ(records_before, (std::vector<size_t>{7, 6, 4}));
+  const std::vector<TaskOutcome> again = run(target, "on.db", 1, &log);
+  for (size_t i = 0; i < on.size(); ++i) {
+    EXPECT_EQ(tiles("on.db", again[i]).size(), records_before[i]) << i;
+    EXPECT_EQ(again[i].rechecked, 0) << i;
+    EXPECT_EQ(again[i].summary->measurements, on[i].summary->measurements) << i;
+  }
+  EXPECT_EQ(log.find("recheck,"), std::string::npos) << log;
+
+  // Without the recheck the sweep offers task 2 nothing new, and it keeps the slower tile.
+  FakeTarget same;
+  same.slow = {4, 10};
+  const std::vector<TaskOutcome> off = run(same, "off.db", 0, nullptr);
+  EXPECT_EQ(TilesMeasured(same, dir + "/off.db", off[1]).size(), 4u);
+  EXPECT_DOUBLE_EQ(off[1].BestTime(), 1e-3 / 4);
+  EXPECT_EQ(off[1].rechecked, 0);
+  report.tasks = off;
+  EXPECT_FALSE(TasksReportToJson(report)["tasks"][1].contains("recheck"));
   std::filesystem::remove_all(dir);
 }
 

@@ -254,6 +254,14 @@ void AddTuneCommand(CLI::App& app) {
                    "measured (a few measurements beyond its budget); 0: none")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--recheck", flags->recheck,
+                   "a model's tasks, once all are tuned: each measures its N fastest "
+                   "configurations again, in one batch with the sibling sweep's (its siblings' "
+                   "fastest, measured by it before or not), so that they compare in one sitting; "
+                   "a configuration keeps its fastest time (docs/usage.md); 0: none")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--no-sibling-history", flags->no_sibling_history,
                     "a model's tasks: do not give a strategy that learns from history those "
                     "earlier tasks' records as its history");

@@ -201,6 +201,7 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   tasks.sibling_history = !flags.no_sibling_history;
   tasks.sibling_seeds = flags.sibling_seeds;
   tasks.sibling_sweep = flags.sibling_sweep;
+  tasks.recheck = flags.recheck;
   if (target.Name() == "cpu" && flags.template_seeds > 0) {
     const int threads =
         flags.threads > 0 ? flags.threads : static_cast<int>(std::thread::hardware_concurrency());

@@ -61,6 +61,7 @@ struct TuneFlags {
   int sibling_seeds = 8;            // TuneTasksOptions::sibling_seeds
   int template_seeds = 4;           // CPU: at most this many TuneTasksOptions::template_seeds
   int sibling_sweep = 2;            // TuneTasksOptions::sibling_sweep
+  int recheck = 0;                  // TuneTasksOptions::recheck
   std::string progress = "auto";
   bool json = false;
 

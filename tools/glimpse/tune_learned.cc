@@ -103,13 +103,18 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
   }
   out.budget = flags.hardware_budget;
   out.given["--budget"] = true;
-  // N measurements per task is the promise: the sweep would add a few beyond it.
-  if (flags.Given("--sibling-sweep") && flags.sibling_sweep > 0) {
-    throw Error(
-        "--hardware-budget spends exactly N measurements per task; --sibling-sweep would add "
-        "some beyond it: drop it (or give --sibling-sweep 0)");
+  // N measurements per task is the promise: the sweep and the recheck would add a few beyond it.
+  for (const auto& [flag, value] :
+       {std::pair{"--sibling-sweep", flags.sibling_sweep}, std::pair{"--recheck", flags.recheck}}) {
+    if (flags.Given(flag) && value > 0) {
+      throw Error(fmt::format(
+          "--hardware-budget spends exactly N measurements per task; {} would add some beyond "
+          "it: drop it (or give {} 0)",
+          flag, flag));
+    }
   }
   out.sibling_sweep = 0;
+  out.recheck = 0;
   // A --batch that is not positive is refused by MakeTuneOptions, before the plan is used.
   const int64_t round =
       flags.Given("--batch")
