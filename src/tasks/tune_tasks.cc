@@ -256,7 +256,8 @@ FinalPassPlan PlanFinalPass(const std::vector<TaskOutcome>& tasks, size_t i,
 }
 
 // TuneTasksOptions::sibling_sweep and recheck, once every task is tuned: one pass per task that
-// measures its plan in one batch (or as few as the batch size allows).
+// measures its plan in one batch, whatever the run's batch size, so that it compares in one
+// sitting.
 void FinalPass(const Target& target, std::vector<TaskOutcome>& tasks,
                const TuneTasksOptions& options, Builder& builder, Database& database) {
   for (size_t i = 0; i < tasks.size(); ++i) {
