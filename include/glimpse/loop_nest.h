@@ -188,6 +188,13 @@ struct Loop {
   std::string name;  // unique in the nest; also the loop variable's name
   int64_t extent = 1;
   LoopKind kind = LoopKind::kSerial;
+  // The iterations that can change the result, where a template knows them: [useful_begin,
+  // useful_end), affine in the enclosing loops' variables, clamped to [0, extent) (either may be
+  // absent: 0, extent). The others only multiply-add zeros — the border of a zero-padded copy, or
+  // guarded loads outside the input — so a code generator may skip them (the C++ one does, for
+  // serial and unrolled loops) and one that runs them computes the same result. A convolution's
+  // kernel rows over an output row at the border are the case (oneDNN skips them too).
+  std::optional<AffineExpr> useful_begin, useful_end;
 
   Loop() = default;
   Loop(std::string name, int64_t extent, LoopKind kind = LoopKind::kSerial)

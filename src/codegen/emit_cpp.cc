@@ -115,6 +115,20 @@ class CppEmitter : private codegen::NestPrinter {
       EmitReduction(node, depth);
       return;
     }
+    // A serial or unrolled loop skips the iterations outside its useful range (Loop::useful_begin):
+    // its bounds, computed before the loop, clamped to [0, extent).
+    const bool skips = loop.kind == LoopKind::kSerial || loop.kind == LoopKind::kUnrolled;
+    std::string begin = "0", end = std::to_string(loop.extent);
+    if (skips && loop.useful_begin) {
+      const std::string from = loop.name + "_from_";
+      Line(depth) << "const int64_t " << from << " = " << AffineCode(*loop.useful_begin) << ";\n";
+      begin = from + " > 0 ? " + from + " : 0";
+    }
+    if (skips && loop.useful_end) {
+      const std::string to = loop.name + "_to_";
+      Line(depth) << "const int64_t " << to << " = " << AffineCode(*loop.useful_end) << ";\n";
+      end = "(" + to + " < " + end + " ? " + to + " : " + end + ")";
+    }
     switch (loop.kind) {
       case LoopKind::kParallel:
         if (nested_parallel) break;  // covered by the enclosing collapse(2)
@@ -135,8 +149,8 @@ class CppEmitter : private codegen::NestPrinter {
       default:
         break;  // serial; GPU bindings and cooperative loops run as serial loops here
     }
-    Line(depth) << "for (int64_t " << loop.name << " = 0; " << loop.name << " < " << loop.extent
-                << "; ++" << loop.name << ") {\n";
+    Line(depth) << "for (int64_t " << loop.name << " = " << begin << "; " << loop.name << " < "
+                << end << "; ++" << loop.name << ") {\n";
     stack_.push_back(&loop);
     for (const TensorDecl& t : nest_.tensors) {
       if (t.role == TensorRole::kTemp && t.scope_loop == loop.name) {

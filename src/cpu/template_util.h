@@ -30,6 +30,14 @@ OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, i
 int AddAccumulator(LoopNest& nest, std::vector<int64_t> shape, std::string layout,
                    std::string scope_loop);
 
+// Marks `r`, a convolution's kernel-row loop, with the rows that reach the input for the output
+// rows [first_oh, first_oh + rows): r ≥ pad − stride·(first_oh + rows − 1) and
+// r < height + pad − stride·first_oh (Loop::useful_begin); the others read only padding, which
+// the generated code then skips. Without padding nothing is marked, nor with a dilation (whose
+// bounds would need a division).
+void MarkUsefulKernelRows(Loop& r, const AffineExpr& first_oh, int64_t rows, int64_t stride,
+                          int64_t pad, int64_t dilation, int64_t height);
+
 ConfigSpace MakeDenseSpace(const DenseShape& shape);
 LoopNest MakeDenseNest(const DenseShape& shape, const ConfigView& config);
 ConfigSpace MakeBatchMatmulSpace(const BatchMatmulShape& shape);

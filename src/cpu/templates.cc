@@ -18,6 +18,13 @@ int AddAccumulator(LoopNest& nest, std::vector<int64_t> shape, std::string layou
                          TensorRole::kTemp, -1, std::move(scope_loop)});
 }
 
+void MarkUsefulKernelRows(Loop& r, const AffineExpr& first_oh, int64_t rows, int64_t stride,
+                          int64_t pad, int64_t dilation, int64_t height) {
+  if (pad == 0 || dilation != 1) return;
+  r.useful_begin = AffineExpr::Const(pad - stride * (rows - 1)) + first_oh * (-stride);
+  r.useful_end = AffineExpr::Const(height + pad) + first_oh * (-stride);
+}
+
 OperandCopy AddPaddedInputCopy(LoopNest& nest, const OperatorCompute& compute, int64_t pad) {
   using E = AffineExpr;
   Relayout layout = compute.LayoutOf(Operand::kInput).Pad(2, pad).Pad(3, pad);

@@ -206,6 +206,9 @@ void SubstituteTree(std::vector<Node>& nodes, const std::string& loop,
                     const AffineExpr& replacement) {
   for (Node& node : nodes) {
     if (node.is_loop) {
+      for (auto* bound : {&node.loop.useful_begin, &node.loop.useful_end}) {
+        if (*bound && (*bound)->DependsOn(loop)) *bound = (*bound)->Substitute(loop, replacement);
+      }
       SubstituteTree(node.body, loop, replacement);
       continue;
     }
@@ -364,6 +367,16 @@ void LoopNest::Validate() const {
          [&](const Node& node, const std::vector<const Loop*>& loops) {
            if (node.is_loop) {
              if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
+             for (const auto* bound : {&node.loop.useful_begin, &node.loop.useful_end}) {
+               if (!*bound) continue;
+               for (const auto& [var, c] : (*bound)->terms) {
+                 if (std::none_of(loops.begin(), loops.end(),
+                                  [&var = var](const Loop* l) { return l->name == var; })) {
+                   throw Error("loop nest '" + name + "': the useful range of loop " +
+                               node.loop.name + " depends on " + var + ", not a loop around it");
+                 }
+               }
+             }
              return;
            }
            const Stmt& s = node.stmt;
@@ -484,6 +497,13 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
     if (node.is_loop) {
       out << "for " << node.loop.name << " in 0.." << node.loop.extent;
       if (node.loop.kind != LoopKind::kSerial) out << " (" << LoopKindName(node.loop.kind) << ")";
+      if (node.loop.useful_begin || node.loop.useful_end) {
+        out << " useful ["
+            << (node.loop.useful_begin ? AffineToString(*node.loop.useful_begin) : "0") << ", "
+            << (node.loop.useful_end ? AffineToString(*node.loop.useful_end)
+                                     : std::to_string(node.loop.extent))
+            << ")";
+      }
       out << "\n";
       Dump(nest, node.body, depth + 1, out);
       continue;

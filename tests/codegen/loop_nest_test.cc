@@ -96,6 +96,39 @@ TEST(EmitCpp, LoopsAppearInScheduledOrderWithPragmas) {
   EXPECT_THROW(EmitCpp(nest, "9bad"), Error);
 }
 
+// A loop's useful range (Loop::useful_begin) names loops around it, follows a split of them, and
+// becomes the bounds of the C++ loop, clamped to [0, extent).
+TEST(LoopNest, AUsefulRangeFollowsSplitsAndBoundsTheEmittedLoop) {
+  LoopNest nest = CopyNest();
+  Loop& j = nest.FindLoop("j");
+  j.useful_begin = E::Const(1) + E::Var("i", -1);  // j ≥ 1 − i
+  j.useful_end = E::Const(10) + E::Var("i", -2);   // j < 10 − 2i
+  nest.Validate();
+  SplitLoop(nest, "i", {2, 2}, {"i0", "i1"});
+  const Loop& split = nest.FindLoop("j");
+  ASSERT_TRUE(split.useful_begin && split.useful_end);
+  EXPECT_EQ(split.useful_begin->CoefficientOf("i0"), -2);
+  EXPECT_EQ(split.useful_begin->CoefficientOf("i1"), -1);
+  EXPECT_EQ(split.useful_end->CoefficientOf("i0"), -4);
+  EXPECT_EQ(split.useful_end->constant, 10);
+  EXPECT_NE(NestToString(nest).find("for j in 0..8 useful [-1*i1 + -2*i0 + 1, -2*i1 + -4*i0 + 10)"),
+            std::string::npos)
+      << NestToString(nest);
+  const std::string code = EmitCpp(nest, "ranged");
+  EXPECT_NE(code.find("const int64_t j_from_ = -2 * i0 + -1 * i1 + 1;"), std::string::npos) << code;
+  EXPECT_NE(code.find("for (int64_t j = j_from_ > 0 ? j_from_ : 0; j < (j_to_ < 8 ? j_to_ : 8);"),
+            std::string::npos)
+      << code;
+  // A vectorised loop runs whole: its range is a hint the emitter may ignore.
+  SetLoopKind(nest, "j", LoopKind::kVectorized);
+  EXPECT_EQ(EmitCpp(nest, "ranged").find("j_from_"), std::string::npos);
+
+  // A range that names a loop inside it, or none around it, is refused.
+  LoopNest inner = CopyNest();
+  inner.FindLoop("i").useful_end = E::Var("j");
+  EXPECT_THROW(inner.Validate(), Error);
+}
+
 TEST(EmitCpp, GuardsOnlyLoadsThatMayLeaveTheirTensor) {
   LoopNest nest;
   nest.name = "shift";

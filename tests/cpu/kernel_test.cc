@@ -230,6 +230,100 @@ TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesS
   EXPECT_THROW(task.space.ConfigFromJson(config), Error);
 }
 
+// The multiply-adds a nest runs when its loops keep to their useful ranges (Loop::useful_begin),
+// as the generated C++ does.
+int64_t MultiplyAddsRun(const std::vector<Node>& nodes, std::map<std::string, int64_t>& at) {
+  auto value = [&](const AffineExpr& e) {
+    int64_t v = e.constant;
+    for (const auto& [loop, c] : e.terms) v += c * at.at(loop);
+    return v;
+  };
+  int64_t count = 0;
+  for (const Node& node : nodes) {
+    if (!node.is_loop) {
+      count += node.stmt.kind == StmtKind::kMultiplyAdd ? 1 : 0;
+      continue;
+    }
+    const Loop& loop = node.loop;
+    const int64_t lo = loop.useful_begin ? std::max<int64_t>(0, value(*loop.useful_begin)) : 0;
+    const int64_t hi =
+        loop.useful_end ? std::min(loop.extent, value(*loop.useful_end)) : loop.extent;
+    for (int64_t i = lo; i < hi; ++i) {
+      at[loop.name] = i;
+      count += MultiplyAddsRun(node.body, at);
+    }
+    at.erase(loop.name);
+  }
+  return count;
+}
+
+// Both conv2d layouts skip the kernel rows whose taps fall in the padding — per output row in
+// NCHWc (its register tile is one row), per tile of rows in NCHW (its rows run inside r) — and
+// run every other one (the kernels' results are checked against the reference below).
+TEST_F(KernelTest, Conv2dSkipsTheKernelRowsInThePaddingAndNoOther) {
+  // OH = 5; output row oh reaches input rows 2·oh + r − 2, r < 5: rows 0 and 4 have 3 taps inside.
+  const std::string text = "conv2d:N=1,C=4,H=9,W=9,K=4,R=5,S=5,stride=2,pad=2,bias=1";
+  const Operator op = ParseOperator(text);
+  const int64_t k = 4, c = 4, s = 5, ow = 5, oh = 5, r = 5;
+  auto rows_inside = [&](int64_t first, int64_t rows) {  // kernel rows useful to some row
+    int64_t useful = 0;
+    for (int64_t tap = 0; tap < r; ++tap) {
+      bool inside = false;
+      for (int64_t row = first; row < first + rows; ++row) {
+        const int64_t ih = 2 * row + tap - 2;
+        inside = inside || (ih >= 0 && ih < 9);
+      }
+      useful += inside ? 1 : 0;
+    }
+    return useful;
+  };
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(7);
+  int blocked_skipping = 0;
+  for (const char* layout : {"NCHW", "NCHWc"}) {
+    for (int trial = 0; trial < 8; ++trial) {
+      const Config config = SampleWith(space, rng, {{"layout", layout}});
+      const Json json = space.ConfigToJson(config);
+      const bool blocked = std::string(layout) == "NCHWc";
+      // NCHWc leaves r whole where it is the innermost reduction loop (order: c0 c1 r s k1; the
+      // loops after r in it, k1 aside, all of one iteration).
+      bool r_innermost = true;
+      const std::vector<int64_t> order = json.at("order").get<std::vector<int64_t>>();
+      const int64_t extents[] = {json.at("tile_c")[0].get<int64_t>(),
+                                 json.at("tile_c")[1].get<int64_t>(), r, s};
+      for (auto at_r = std::find(order.begin(), order.end(), 2), it = at_r + 1; it != order.end();
+           ++it) {
+        if (*it != 4 && extents[*it] > 1) r_innermost = false;
+      }
+      const int64_t rows = blocked ? 1 : json.at("tile_oh")[1].get<int64_t>();
+      int64_t expected = 0;
+      for (int64_t first = 0; first < oh; first += rows) {
+        expected += rows * (blocked && r_innermost ? r : rows_inside(first, rows));
+      }
+      std::map<std::string, int64_t> at;
+      const int64_t run = MultiplyAddsRun(MakeCpuNest(op, space, config).body, at);
+      EXPECT_EQ(run, expected * k * c * s * ow) << layout << " " << space.ConfigToString(config);
+      if (blocked && !r_innermost) {
+        EXPECT_EQ(expected, 21);  // of 25 rows × taps
+        ++blocked_skipping;
+      }
+    }
+  }
+  EXPECT_GE(blocked_skipping, 2) << "too few sampled NCHWc configurations skip rows";
+  // With a dilation every row runs (the bounds would need a division).
+  const Operator dilated =
+      ParseOperator("conv2d:N=1,C=4,H=9,W=9,K=4,R=3,S=3,stride=1,pad=2,dilation=2");
+  const ConfigSpace dilated_space = MakeCpuSpace(dilated);
+  std::map<std::string, int64_t> at;
+  EXPECT_EQ(MultiplyAddsRun(MakeCpuNest(dilated, dilated_space,
+                                        SampleWith(dilated_space, rng, {{"layout", "NCHWc"}}))
+                                .body,
+                            at),
+            4 * 4 * 9 * 9 * 9);
+  ExpectAllOk(text, 4, 71, {}, {{"layout", "NCHWc"}});
+  ExpectAllOk(text, 4, 72, {}, {{"layout", "NCHW"}});
+}
+
 TEST_F(KernelTest, DepthwiseConfigurationsMatchTheReference) {
   const char* strided = "depthwise_conv2d:N=1,C=6,H=9,W=11,R=3,S=3,stride=2,pad=1,bias=1,relu=1";
   ExpectAllOk(strided, 8, 31,
