@@ -36,8 +36,9 @@
 //
 // Both layouts skip the kernel rows r that fall in the padding (Loop::useful_begin: at the top
 // and bottom output rows of a tile, those taps only read zeros), as oneDNN does: 2 of the 42 row
-// passes of a 3×3 layer with 14 output rows. (Columns are not skipped: a register tile spans many
-// output columns.)
+// passes of a 3×3 layer with 14 output rows — where the order runs no channel loop outside r
+// (MakeConv2dBlockedNest says why). Columns are not skipped: a register tile spans many output
+// columns.
 //
 // Blocked activations (in_block / out_block, glimpse/ops.h): the NCHWc layouts only, their
 // blocks those of the activations (tile_c_1 = in_block, tile_k_2 = out_block). The register
