@@ -4,7 +4,8 @@
 For each operator of --tasks, takes each run's --top fastest distinct configurations that ran ok
 (its database's records, as cpu_remeasure_top.py reads them), and measures the union of them with
 bench_cpu_templates in one process per operator and pass — every configuration its own group, so
-each gets its own row — in a different order on every pass (rotated, and reversed on odd passes).
+each gets its own row — in a different order on every pass (rotated, and reversed on every other
+cycle of passes).
 A configuration's time is its fastest pass; a run's time for the operator is its fastest
 configuration; a run's total is Σ weight × time over the operators every run has (weights from the
 tasks file's '# weight N' comments, 1 without one).
@@ -68,9 +69,11 @@ def top_configs(db, top):
 
 
 def pass_order(n, index):
-    """Pass `index`'s order of n configurations: rotated by index, reversed on odd passes."""
+    """Pass `index`'s order of n configurations: rotated by index, and reversed on every other
+    cycle of n passes. (Reversing odd passes instead left two configurations in one order on every
+    pass: [1, 0] reversed is [0, 1].)"""
     order = [(i + index) % n for i in range(n)] if n else []
-    return order[::-1] if index % 2 else order
+    return order[::-1] if n and (index // n) % 2 else order
 
 
 def measure(bench, candidates, threads):

@@ -67,9 +67,12 @@ def make_db(path, records):
 class CpuRemeasureRunsTest(unittest.TestCase):
     def test_pass_orders_differ_and_cover_every_configuration(self):
         self.assertEqual(pass_order(3, 0), [0, 1, 2])
-        self.assertEqual(pass_order(3, 1), [0, 2, 1])  # [1, 2, 0] reversed
+        self.assertEqual(pass_order(3, 1), [1, 2, 0])
+        self.assertEqual(pass_order(3, 3), [2, 1, 0])  # the second cycle reversed
         self.assertEqual(sorted(pass_order(5, 3)), list(range(5)))
         self.assertEqual(pass_order(0, 1), [])
+        # Two configurations take turns first.
+        self.assertEqual([pass_order(2, i)[0] for i in range(4)], [0, 1, 1, 0])
 
     def test_runs_compared_on_their_own_top_configurations_at_the_fastest_pass(self):
         with tempfile.TemporaryDirectory() as d:
