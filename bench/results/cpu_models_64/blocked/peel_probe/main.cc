@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   for (int f = 0; f < 4; ++f) {
     auto v = all[f];
     std::sort(v.begin(), v.end());
-    printf("%-15s fastest %.3f ms  median %.3f ms\n", names[f], best[f] * 1e3, v[v.size() / 2] * 1e3);
+    printf("%-15s fastest %.3f ms  median %.3f ms\n", names[f], best[f] * 1e3,
+           v[v.size() / 2] * 1e3);
   }
 }

@@ -7,7 +7,8 @@
 # ow0 (extent 2) as a compile-time constant, so that the guard on each column tap folds and the
 # taps in the padding are not computed at all (peel_cols); with the kernel rows in the padding
 # skipped too (peel_cols_rows); and with one `if` on row and column (peel_if_both). Every variant
-# is checked equal to the generated kernel first. Flags are the CPU builder's.
+# is checked equal to the generated kernel first. Flags are the CPU builder's. The sources are
+# clang-formatted as the repository is (the generated one too: the same statements).
 #   ./run.sh [ROUNDS]     (from this folder; needs g++ with OpenMP)
 set -e
 cd "$(dirname "$0")"

@@ -23,13 +23,14 @@ static inline void Tile(const float* __restrict I, const float* __restrict Wp,
             for (int64_t ow2 = 0; ow2 < 7; ++ow2) {
               const int64_t iw = 7 * OW0 + ow2 + s - 1;
               if (iw >= 0 && iw < 14 && (kMode != 2 || row_ok)) {
-                const float x = (kMode == 2 || row_ok) ? I[3136 * c0 + 224 * oh0 + 224 * r + 112 * OW0 + 16 * ow2 +
-                                           16 * s + c1 - 240]
-                                       : 0.0f;
+                const float x = (kMode == 2 || row_ok) ? I[3136 * c0 + 224 * oh0 + 224 * r +
+                                                           112 * OW0 + 16 * ow2 + 16 * s + c1 - 240]
+                                                       : 0.0f;
 #pragma omp simd
                 for (int64_t k2 = 0; k2 < 16; ++k2) {
                   acc[112 * k1 + 16 * ow2 + k2] +=
-                      x * Wp[147456 * k0 + 73728 * k1 + 2304 * c0 + 768 * r + 256 * s + 16 * c1 + k2];
+                      x *
+                      Wp[147456 * k0 + 73728 * k1 + 2304 * c0 + 768 * r + 256 * s + 16 * c1 + k2];
                 }
               }
             }
@@ -66,5 +67,9 @@ static void Peeled(const float* const* inputs, float* output) {
 }
 
 extern "C" void peel_cols(const float* const* inputs, float* output) { Peeled<0>(inputs, output); }
-extern "C" void peel_cols_rows(const float* const* inputs, float* output) { Peeled<1>(inputs, output); }
-extern "C" void peel_if_both(const float* const* inputs, float* output) { Peeled<2>(inputs, output); }
+extern "C" void peel_cols_rows(const float* const* inputs, float* output) {
+  Peeled<1>(inputs, output);
+}
+extern "C" void peel_if_both(const float* const* inputs, float* output) {
+  Peeled<2>(inputs, output);
+}
