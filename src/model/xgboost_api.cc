@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "glimpse/error.h"
+#include "glimpse/json.h"
+#include "model/xgboost_model_check.h"
 
 namespace glimpse::model {
 
@@ -72,6 +74,13 @@ std::string XgbBooster::SaveJson() const {
 }
 
 void XgbBooster::LoadJson(const std::string& json) {
+  Json parsed;
+  try {
+    parsed = Json::parse(json);
+  } catch (const Json::exception& e) {
+    throw Error(std::string("XGBoost model: not JSON: ") + e.what());
+  }
+  CheckXgbModelJson(parsed);
   CheckXgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()),
            "XGBoost: reading the model");
 }

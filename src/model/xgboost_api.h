@@ -47,6 +47,7 @@ class XgbBooster {
   // Raw margins (option_mask 1); for rank:pairwise and reg:squarederror they equal predictions.
   std::vector<float> PredictMargin(const XgbMatrix& data) const;
   std::string SaveJson() const;
+  // Checked first (CheckXgbModelJson): a malformed model is an Error, never handed to XGBoost.
   void LoadJson(const std::string& json);
 
  private:
