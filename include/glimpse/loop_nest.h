@@ -195,6 +195,13 @@ struct Loop {
   // serial and unrolled loops) and one that runs them computes the same result. A convolution's
   // kernel rows over an output row at the border are the case (oneDNN skips them too).
   std::optional<AffineExpr> useful_begin, useful_end;
+  // Serial loops only, without a useful range: the C++ emitter writes the first and the last
+  // iteration as copies of the body with the loop variable a constant, and the iterations between
+  // as a loop. Guards that only the edges need then vanish from the loop between (the guard
+  // analysis sees its narrowed range) and are decided at compile time in the copies, where a
+  // multiply-add whose factor is guarded is skipped rather than multiplied by zero. A
+  // convolution's column tiles are the case: only the first and the last reach the padding.
+  bool peel_edges = false;
 
   Loop() = default;
   Loop(std::string name, int64_t extent, LoopKind kind = LoopKind::kSerial)

@@ -107,8 +107,56 @@ class CppEmitter : private codegen::NestPrinter {
     }
   }
 
+  // A loop marked Loop::peel_edges: its first iteration, the iterations between as a loop, its
+  // last iteration, each with the range the guards see narrowed to it.
+  bool Peels(const Loop& loop) const {
+    return loop.peel_edges && loop.kind == LoopKind::kSerial && loop.extent >= 2 &&
+           !loop.useful_begin && !loop.useful_end;
+  }
+
+  void EmitPeeled(const Node& node, int depth) {
+    const Loop& loop = node.loop;
+    const int64_t last = loop.extent - 1;
+    EmitPart(node, depth, 0, 0);
+    if (last > 1) EmitPart(node, depth, 1, last - 1);
+    EmitPart(node, depth, last, last);
+  }
+
+  // Iterations [first, last] of a peeled loop: one as a block with the variable a constant,
+  // several as a loop.
+  void EmitPart(const Node& node, int depth, int64_t first, int64_t last) {
+    const Loop& loop = node.loop;
+    if (first == last) {
+      Line(depth) << "{  // " << loop.name << " = " << first << " of 0.." << loop.extent << "\n";
+      Line(depth + 1) << "const int64_t " << loop.name << " = " << first << ";\n";
+    } else {
+      Line(depth) << "for (int64_t " << loop.name << " = " << first << "; " << loop.name << " < "
+                  << last + 1 << "; ++" << loop.name << ") {\n";
+    }
+    narrowed_[&loop] = {first, last};
+    EmitBody(node, depth);
+    narrowed_.erase(&loop);
+    Line(depth) << "}\n";
+  }
+
+  // The loop's body inside its braces: the temporaries scoped to it, then its nodes.
+  void EmitBody(const Node& node, int depth) {
+    stack_.push_back(&node.loop);
+    for (const TensorDecl& t : nest_.tensors) {
+      if (t.role == TensorRole::kTemp && t.scope_loop == node.loop.name) {
+        Line(depth + 1) << "alignas(64) float " << t.name << "[" << t.NumElements() << "];\n";
+      }
+    }
+    EmitNodes(node.body, depth + 1);
+    stack_.pop_back();
+  }
+
   void EmitLoop(const Node& node, int depth) {
     const Loop& loop = node.loop;
+    if (Peels(loop)) {
+      EmitPeeled(node, depth);
+      return;
+    }
     bool nested_parallel =
         !stack_.empty() && stack_.back()->kind == LoopKind::kParallel && collapsed_inner_ == &node;
     if (loop.kind == LoopKind::kVectorized && IsReduction(node)) {
@@ -151,14 +199,7 @@ class CppEmitter : private codegen::NestPrinter {
     }
     Line(depth) << "for (int64_t " << loop.name << " = " << begin << "; " << loop.name << " < "
                 << end << "; ++" << loop.name << ") {\n";
-    stack_.push_back(&loop);
-    for (const TensorDecl& t : nest_.tensors) {
-      if (t.role == TensorRole::kTemp && t.scope_loop == loop.name) {
-        Line(depth + 1) << "alignas(64) float " << t.name << "[" << t.NumElements() << "];\n";
-      }
-    }
-    EmitNodes(node.body, depth + 1);
-    stack_.pop_back();
+    EmitBody(node, depth);
     Line(depth) << "}\n";
   }
 
@@ -190,21 +231,28 @@ class CppEmitter : private codegen::NestPrinter {
     Line(depth) << "}\n";
   }
 
-  // A guarded destination (Access::zero_outside) skips the statement outside the tensor.
+  // A guarded destination (Access::zero_outside) skips the statement outside the tensor; so does a
+  // multiply-add one of whose factors is outside its tensor, where that is decided at compile time
+  // (the test folds away after unrolling, and the product, zero, is not computed). Tests decided
+  // at run time stay selects in the load: a branch there would cost more than the multiply.
   std::string StmtCode(const Stmt& s) const {
-    std::string code = UnguardedStmtCode(s);
-    if (!s.dst.zero_outside) return code;
-    std::string guard = Guard(s.dst);
-    return guard.empty() ? code : "if (" + guard + ") { " + code + " }";
+    std::vector<std::string> skip;
+    std::string code = UnguardedStmtCode(s, &skip);
+    if (s.dst.zero_outside) {
+      const std::string guard = Guard(s.dst);
+      if (!guard.empty()) skip.insert(skip.begin(), guard);
+    }
+    return skip.empty() ? code : "if (" + JoinConditions(skip) + ") { " + code + " }";
   }
 
-  std::string UnguardedStmtCode(const Stmt& s) const {
+  std::string UnguardedStmtCode(const Stmt& s, std::vector<std::string>* skip) const {
     std::string dst = AccessCode(s.dst, false);
     switch (s.kind) {
       case StmtKind::kZero:
         return dst + " = 0.0f;";
       case StmtKind::kMultiplyAdd:
-        return dst + " += " + AccessCode(s.a, true) + " * " + AccessCode(s.b, true) + ";";
+        return dst + " += " + AccessCode(s.a, true, skip) + " * " + AccessCode(s.b, true, skip) +
+               ";";
       case StmtKind::kCopy: {
         std::string value = AccessCode(s.a, true);
         if (s.bias) value += " + " + AccessCode(*s.bias, true);

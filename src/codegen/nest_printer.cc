@@ -51,37 +51,77 @@ std::string NestPrinter::AffineCode(const AffineExpr& e) {
   return out.str();
 }
 
+std::pair<int64_t, int64_t> NestPrinter::Span(const Loop& loop) const {
+  auto it = narrowed_.find(&loop);
+  return it != narrowed_.end() ? it->second : std::pair<int64_t, int64_t>{0, loop.extent - 1};
+}
+
 void NestPrinter::Range(const AffineExpr& e, int64_t& lo, int64_t& hi) const {
   lo = hi = e.constant;
   for (const auto& [name, c] : e.terms) {
     for (const Loop* loop : stack_) {
       if (loop->name != name) continue;
-      int64_t span = c * (loop->extent - 1);
-      (span > 0 ? hi : lo) += span;
+      const auto [first, last] = Span(*loop);
+      lo += c * (c > 0 ? first : last);
+      hi += c * (c > 0 ? last : first);
     }
   }
 }
 
-std::string NestPrinter::Guard(const Access& access) const {
+bool NestPrinter::DecidedAtCompileTime(const AffineExpr& e) const {
+  for (const auto& [name, c] : e.terms) {
+    const Loop* found = nullptr;
+    for (const Loop* loop : stack_) {
+      if (loop->name == name) found = loop;
+    }
+    if (found == nullptr) return false;
+    const auto [first, last] = Span(*found);
+    // The C++ emitter unrolls a kUnrolled loop whole up to 64 iterations (its pragma).
+    const bool unrolled = found->kind == LoopKind::kUnrolled && found->extent <= 64;
+    if (first != last && !unrolled) return false;
+  }
+  return true;
+}
+
+std::vector<NestPrinter::GuardCondition> NestPrinter::GuardConditions(const Access& access) const {
   const TensorDecl& t = nest_.tensors[access.tensor];
-  std::string guard;
+  std::vector<GuardCondition> conditions;
   for (size_t d = 0; d < t.shape.size(); ++d) {
     int64_t lo = 0, hi = 0;
     Range(access.index[d], lo, hi);
-    std::string index = "(" + AffineCode(access.index[d]) + ")";
-    if (lo < 0) guard += (guard.empty() ? "" : " && ") + index + " >= 0";
-    if (hi >= t.shape[d]) {
-      guard += (guard.empty() ? "" : " && ") + index + " < " + std::to_string(t.shape[d]);
-    }
+    const std::string index = "(" + AffineCode(access.index[d]) + ")";
+    const bool decided = DecidedAtCompileTime(access.index[d]);
+    if (lo < 0) conditions.push_back({index + " >= 0", decided});
+    if (hi >= t.shape[d])
+      conditions.push_back({index + " < " + std::to_string(t.shape[d]), decided});
   }
-  return guard;
+  return conditions;
 }
 
-std::string NestPrinter::AccessCode(const Access& access, bool load) const {
+std::string NestPrinter::JoinConditions(const std::vector<std::string>& conditions) {
+  std::string joined;
+  for (const std::string& condition : conditions) {
+    joined += (joined.empty() ? "" : " && ") + condition;
+  }
+  return joined;
+}
+
+std::string NestPrinter::Guard(const Access& access) const {
+  std::vector<std::string> all;
+  for (const GuardCondition& condition : GuardConditions(access)) all.push_back(condition.code);
+  return JoinConditions(all);
+}
+
+std::string NestPrinter::AccessCode(const Access& access, bool load,
+                                    std::vector<std::string>* decided) const {
   const TensorDecl& t = nest_.tensors[access.tensor];
   std::string element = t.name + "[" + AffineCode(Flat(access)) + "]";
   if (!load || !access.zero_outside) return element;
-  std::string guard = Guard(access);
+  std::vector<std::string> selected;
+  for (const GuardCondition& condition : GuardConditions(access)) {
+    (decided != nullptr && condition.compile_time ? *decided : selected).push_back(condition.code);
+  }
+  const std::string guard = JoinConditions(selected);
   return guard.empty() ? element : "(" + guard + " ? " + element + " : 0.0f)";
 }
 

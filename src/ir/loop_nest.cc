@@ -504,6 +504,7 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
                                      : std::to_string(node.loop.extent))
             << ")";
       }
+      if (node.loop.peel_edges) out << " peel edges";
       out << "\n";
       Dump(nest, node.body, depth + 1, out);
       continue;

@@ -235,5 +235,84 @@ TEST(EmitCpp, PreparedTensorsFollowTheInputs) {
   EXPECT_EQ(EmitCpp(CopyNest(), "plain").find("_prepare"), std::string::npos);
 }
 
+// Y[o] += X[o + t − 1] · W[t]: a 1-D convolution over 16 outputs with one column of zero padding
+// each side, o split into 4 tiles (o0) of 4 unrolled columns (o1), the 3 taps t unrolled.
+LoopNest PaddedConvolution(LoopKind tap_kind) {
+  LoopNest nest;
+  nest.name = "conv1d";
+  int x = nest.AddTensor({"X", {16}, "W", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor({"W", {3}, "S", DType::kFloat32, TensorRole::kInput, 1});
+  int y = nest.AddTensor({"Y", {16}, "W", DType::kFloat32, TensorRole::kOutput});
+  const E o = E::Var("o0", 4) + E::Var("o1");
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {y, {o}},
+           {x, {o + E::Var("t") + E::Const(-1)}, true},
+           {w, {E::Var("t")}}};
+  Loop o0{"o0", 4};
+  o0.peel_edges = true;
+  nest.body.push_back(Node::MakeLoop(
+      std::move(o0),
+      Node::MakeLoop({"t", 3, tap_kind},
+                     Node::MakeLoop({"o1", 4, LoopKind::kUnrolled}, {Node::MakeStmt(mac)}))));
+  return nest;
+}
+
+// A loop marked peel_edges is written as its first iteration, the iterations between and its
+// last: the tile between has no guard; in the edge tiles the test that only they need is decided
+// at compile time (every variable in it is constant or unrolled), so the multiply-add is skipped
+// there instead of multiplying a zero.
+TEST(EmitCpp, PeeledEdgesSkipTheirPaddingTapsAndTheMiddleHasNoGuard) {
+  LoopNest nest = PaddedConvolution(LoopKind::kUnrolled);
+  EXPECT_NE(NestToString(nest).find("for o0 in 0..4 peel edges"), std::string::npos)
+      << NestToString(nest);
+  const std::string code = EmitCpp(nest, "conv1d");
+  const size_t first = code.find("{  // o0 = 0 of 0..4");
+  const size_t middle = code.find("for (int64_t o0 = 1; o0 < 3; ++o0) {");
+  const size_t last = code.find("{  // o0 = 3 of 0..4");
+  ASSERT_NE(first, std::string::npos) << code;
+  ASSERT_NE(middle, std::string::npos) << code;
+  ASSERT_NE(last, std::string::npos) << code;
+  ASSERT_TRUE(first < middle && middle < last) << code;
+  EXPECT_NE(code.find("const int64_t o0 = 0;", first), std::string::npos) << code;
+  EXPECT_NE(code.find("const int64_t o0 = 3;", last), std::string::npos) << code;
+  const std::string unguarded = "Y[4 * o0 + o1] += X[4 * o0 + o1 + t - 1] * W[t];";
+  // First tile: only the left edge can be left; the statement is skipped there.
+  const std::string left = "if ((4 * o0 + o1 + t - 1) >= 0) { " + unguarded + " }";
+  const std::string right = "if ((4 * o0 + o1 + t - 1) < 16) { " + unguarded + " }";
+  EXPECT_EQ(code.find(left), code.find(left, first)) << code;
+  EXPECT_LT(code.find(left, first), middle) << code;
+  EXPECT_GT(code.find(right), last) << code;
+  // The middle tile reads without any guard.
+  const size_t plain = code.find(unguarded, middle);
+  ASSERT_NE(plain, std::string::npos) << code;
+  EXPECT_LT(plain, last) << code;
+  EXPECT_EQ(code.substr(middle, plain - middle).find("if ("), std::string::npos) << code;
+  EXPECT_EQ(code.find("? X["), std::string::npos) << "no select left anywhere:\n" << code;
+}
+
+// A test that depends on a loop the compiler does not unroll is not decided at compile time: it
+// stays a select in the load (a branch per tap would cost more than the multiply). Without the
+// peel, the tile loop's variable keeps every test a select.
+TEST(EmitCpp, TestsDecidedAtRunTimeStaySelects) {
+  const std::string serial_taps = EmitCpp(PaddedConvolution(LoopKind::kSerial), "conv1d");
+  EXPECT_EQ(serial_taps.find("if ("), std::string::npos) << serial_taps;
+  EXPECT_NE(serial_taps.find("(4 * o0 + o1 + t - 1) >= 0 ? X[4 * o0 + o1 + t - 1] : 0.0f"),
+            std::string::npos)
+      << serial_taps;
+
+  LoopNest unpeeled = PaddedConvolution(LoopKind::kUnrolled);
+  unpeeled.FindLoop("o0").peel_edges = false;
+  const std::string code = EmitCpp(unpeeled, "conv1d");
+  EXPECT_EQ(code.find("if ("), std::string::npos) << code;
+  EXPECT_EQ(code.find("const int64_t o0"), std::string::npos) << code;
+  EXPECT_NE(code.find("(4 * o0 + o1 + t - 1) >= 0 && (4 * o0 + o1 + t - 1) < 16 ? X["),
+            std::string::npos)
+      << code;
+  // A peel asked of a loop that is not serial is ignored.
+  LoopNest parallel = PaddedConvolution(LoopKind::kUnrolled);
+  SetLoopKind(parallel, "o0", LoopKind::kParallel);
+  EXPECT_EQ(EmitCpp(parallel, "conv1d").find("const int64_t o0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace glimpse
