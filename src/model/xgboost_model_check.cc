@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "glimpse/error.h"
+#include "glimpse/whole_number.h"
 
 namespace glimpse::model {
 namespace {
@@ -33,15 +35,9 @@ int64_t IntegerParameter(const Json& object, const std::string& name, const std:
     parsed = value.get<int64_t>();
   } else if (value.is_string()) {
     const std::string& text = value.get_ref<const std::string&>();
-    size_t used = 0;
-    try {
-      parsed = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size()) {
-      Fail(path, fmt::format("'{}' is not an integer", text));
-    }
+    const std::optional<int64_t> number = WholeNumber<int64_t>(text);
+    if (!number) Fail(path, fmt::format("'{}' is not an integer", text));
+    parsed = *number;
   } else {
     Fail(path, "expected an integer (as a string, the way XGBoost writes it)");
   }

@@ -1,12 +1,11 @@
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <system_error>
 
 #include "glimpse/error.h"
 #include "glimpse/strategy_options.h"
+#include "glimpse/whole_number.h"
 
 namespace glimpse::tuner {
 
@@ -19,16 +18,6 @@ std::string Prefix(const std::string& tuner, const std::string& key) {
 std::string Shown(const Json& value) {
   std::string text = value.dump();
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
-}
-
-// `text` as a T when the whole of it is one number (std::from_chars: no leading '+' or spaces);
-// options given as strings ("200") are read this way.
-template <typename T>
-std::optional<T> WholeNumber(const std::string& text) {
-  T number{};
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-  if (error == std::errc() && end == text.data() + text.size() && !text.empty()) return number;
-  return std::nullopt;
 }
 
 }  // namespace
