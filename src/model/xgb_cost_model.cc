@@ -218,7 +218,7 @@ void XgbCostModel::Load(const std::string& path) {
                 "' does not match this model's '" + FeatureVersion() + "'");
   }
   auto booster = std::make_unique<model::XgbBooster>(nullptr);
-  booster->LoadJson(file["booster"].dump());
+  booster->LoadJson(file["booster"]);
   booster->SetParam("nthread", std::to_string(Threads()));
   booster_ = std::move(booster);
   sample_size_ = file.contains("sample_size") && file["sample_size"].is_number_unsigned()

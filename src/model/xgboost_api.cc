@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "glimpse/error.h"
-#include "glimpse/json.h"
 #include "model/xgboost_model_check.h"
 
 namespace glimpse::model {
@@ -73,6 +72,13 @@ std::string XgbBooster::SaveJson() const {
   return std::string(bytes, length);
 }
 
+void XgbBooster::LoadJson(const Json& model) {
+  CheckXgbModelJson(model);
+  const std::string json = model.dump();
+  CheckXgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()),
+           "XGBoost: reading the model");
+}
+
 void XgbBooster::LoadJson(const std::string& json) {
   Json parsed;
   try {
@@ -80,9 +86,7 @@ void XgbBooster::LoadJson(const std::string& json) {
   } catch (const Json::exception& e) {
     throw Error(std::string("XGBoost model: not JSON: ") + e.what());
   }
-  CheckXgbModelJson(parsed);
-  CheckXgb(XGBoosterLoadModelFromBuffer(handle_, json.data(), json.size()),
-           "XGBoost: reading the model");
+  LoadJson(parsed);
 }
 
 }  // namespace glimpse::model

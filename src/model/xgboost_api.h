@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "glimpse/json.h"
+
 namespace glimpse::model {
 
 // Throws Error("<what>: <XGBoost's last error>") when rc != 0.
@@ -48,7 +50,8 @@ class XgbBooster {
   std::vector<float> PredictMargin(const XgbMatrix& data) const;
   std::string SaveJson() const;
   // Checked first (CheckXgbModelJson): a malformed model is an Error, never handed to XGBoost.
-  void LoadJson(const std::string& json);
+  void LoadJson(const Json& model);
+  void LoadJson(const std::string& json);  // parsed, then as above
 
  private:
   BoosterHandle handle_ = nullptr;

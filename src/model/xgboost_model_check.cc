@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,10 @@ int64_t IntegerParameter(const Json& object, const std::string& name, const std:
   return parsed;
 }
 
+// A number XGBoost can read back: JSON has no infinity (a huge literal parses as one, and would
+// be written out as null).
+bool Finite(const Json& value) { return value.is_number() && std::isfinite(value.get<double>()); }
+
 enum class Element { kInteger, kNumber };
 
 // A per-node array: present, `count` entries long, each of the kind XGBoost reads it as.
@@ -59,10 +64,10 @@ const Json& NodeArray(const Json& tree, const std::string& name, const std::stri
     Fail(path, fmt::format("{} entries; tree_param.num_nodes says {}", array.size(), count));
   }
   for (size_t i = 0; i < array.size(); ++i) {
-    const bool ok = kind == Element::kInteger ? array[i].is_number_integer() : array[i].is_number();
+    const bool ok = kind == Element::kInteger ? array[i].is_number_integer() : Finite(array[i]);
     if (!ok) {
       Fail(fmt::format("{}[{}]", path, i),
-           kind == Element::kInteger ? "expected an integer" : "expected a number");
+           kind == Element::kInteger ? "expected an integer" : "expected a finite number");
     }
   }
   return array;
@@ -111,11 +116,9 @@ void CheckTree(const Json& tree, const std::string& where, int64_t num_feature) 
     const std::string at = fmt::format("{} node {}", where, node);
     if (l == -1 && r == -1) continue;  // a leaf
     if (l == -1 || r == -1) Fail(at, fmt::format("one child only (left {}, right {})", l, r));
-    if (node < static_cast<int64_t>(feature.size())) {
-      const int64_t f = feature[node].get<int64_t>();
-      if (f < 0 || f >= num_feature) {
-        Fail(at, fmt::format("splits on feature {}; the model has {} features", f, num_feature));
-      }
+    const int64_t f = feature[node].get<int64_t>();
+    if (f < 0 || f >= num_feature) {
+      Fail(at, fmt::format("splits on feature {}; the model has {} features", f, num_feature));
     }
     for (int64_t child : {l, r}) {
       if (child <= 0 || child >= n) {
@@ -184,9 +187,7 @@ void CheckXgbModelJson(const Json& model) {
     const Json& model_json = Field(gbtree, "model", booster_at + ".gbtree");
     CheckTrees(model_json, booster_at + ".gbtree.model", num_feature, groups);
     const Json& weights = Field(booster, "weight_drop", booster_at);
-    const bool numbers =
-        weights.is_array() &&
-        std::all_of(weights.begin(), weights.end(), [](const Json& w) { return w.is_number(); });
+    const bool numbers = weights.is_array() && std::all_of(weights.begin(), weights.end(), Finite);
     if (!numbers || weights.size() != model_json.at("trees").size()) {
       Fail(booster_at + ".weight_drop", "expected one number per tree");
     }

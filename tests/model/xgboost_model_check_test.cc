@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,12 @@ TEST(XgboostModelCheckTest, ASplitOnAMissingFeatureOrABadOutputGroupIsRefused) {
       << LoadError(model);
 
   model = TrainedModel();
+  Trees(model)[1]["split_conditions"][0] = std::numeric_limits<double>::infinity();
+  EXPECT_NE(LoadError(model).find("trees[1].split_conditions[0]: expected a finite number"),
+            std::string::npos)
+      << LoadError(model);
+
+  model = TrainedModel();
   model["learner"]["gradient_booster"]["model"]["tree_info"][2] = 1;
   EXPECT_NE(LoadError(model).find("model.tree_info[2]: expected an output group in [0, 1)"),
             std::string::npos)
@@ -205,7 +212,7 @@ TEST(XgboostModelCheckTest, CategoricalSplitsOtherBoostersAndNonJsonAreRefused) 
 
   const std::string message = ErrorMessageOf([] {
     XgbBooster booster(nullptr);
-    booster.LoadJson("{\"learner\": ");
+    booster.LoadJson(std::string("{\"learner\": "));
   });
   EXPECT_EQ(message.rfind("XGBoost model: not JSON", 0), 0u) << message;
 }

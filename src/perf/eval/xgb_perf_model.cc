@@ -245,7 +245,7 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   }
   auto state = std::make_shared<Booster>();
   try {
-    state->booster.LoadJson(json.at("booster").dump());
+    state->booster.LoadJson(json.at("booster"));
   } catch (const Error& e) {
     throw Error(fmt::format("{}: booster: {}", origin, e.what()));
   }
