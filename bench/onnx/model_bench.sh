@@ -6,9 +6,11 @@
 # bench/results/model_compile/<model>-b<budget>[-<tag>]/ (TAG=… names a rerun on another day or
 # machine, so that earlier results stay). DB=FILE skips the tuning and compiles with that database
 # (a run tuned elsewhere, e.g. 1000 measurements per task): results then under
-# bench/results/model_compile/<model>-<TAG>/, and the budget argument is ignored.
+# bench/results/model_compile/<model>-<TAG>/, and the budget argument is ignored. LAYOUT=blocked
+# compiles with activations kept channel-blocked (glimpse compile --layout blocked; the database
+# then needs the blocked operators' records, tuned with --layout blocked).
 # Needs torch and torchvision beside onnxruntime: pip install -r bench/onnx/requirements.txt.
-#   [TAG=name] [DB=file] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
+#   [TAG=name] [DB=file] [LAYOUT=nchw|blocked] bench/onnx/model_bench.sh resnet18 [global budget, default 600] [python, default .venv]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 model="$1"
@@ -44,7 +46,9 @@ else
     --progress log --json > "$out/tune.json" 2> "$out/tune.log"
   echo "# tuning took $(( $(date +%s) - start )) s" >> "$out/commands.txt"
 fi
-"$glimpse" compile "$onnx" --db "$db" -o "$out/lib" > "$out/compile.txt" 2>&1
+layout="${LAYOUT:-nchw}"
+echo "# $glimpse compile $onnx --db $db --layout $layout -o $out/lib" >> "$out/commands.txt"
+"$glimpse" compile "$onnx" --db "$db" --layout "$layout" -o "$out/lib" > "$out/compile.txt" 2>&1
 "$glimpse" run "$out/lib" --threads 1,2 --python "$python" --json "$out/run.json" \
   > "$out/run.txt" 2> "$out/run.log"
 for t in 1 2; do
