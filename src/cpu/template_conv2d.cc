@@ -34,6 +34,24 @@
 // [w·stride], so the timed packing touches 1/stride² of the input instead of all of it (which
 // cost those layers as much as their small reduction), and the taps read Ip contiguously.
 //
+// layout NCHW_plane (offered with NCHWc_strided, on plain activations: NCHW in and out). A 1×1
+// convolution is a matrix product over the output plane, and in NCHW that plane is contiguous:
+//   Xs[N][C][P'] = in[…][oh·stride][ow·stride]   the positions the taps read, compacted (timed;
+//                                                 P = OH·OW, zero up to P', a whole number of
+//                                                 tiles)
+//   for n, k0, p0                                 `parallel`: k0 ("k"), p0 ("oh") or both
+//     for k1, p1
+//       acc[k2][p2] = 0                           register tile: k2 output channels (unrolled with
+//       for c                                     `unroll`) × p2 consecutive positions (the vector)
+//         acc[k2][p2] += Xs[n][c][p] · w[k][c]    one weight broadcast per channel row
+//       out[n][k][p] = acc (+ bias) (+ Res) (ReLU) stored along the rows, skipped past P
+// with p = (p0·p1_extent + p1)·p2_extent + p2. The NCHWc layouts transpose twice on such an
+// operator — the input into channel blocks, the channel vectors back into planes — a quarter of
+// the time of ResNet-18's 56×56 downsample layer; this one transposes nothing
+// (bench/results/cpu_models_64/blocked/plane_probe). Knobs: tile_k = (k0, k1, k2); the tile's
+// positions p2 = tile_oh_1 · tile_ow_2 rounded up to a multiple of 16 (so that any plane size
+// gets whole vectors), p1 = tile_ow_1; tile_c, order, tile_oh_0 and tile_ow_0 have no effect.
+//
 // Both layouts skip the kernel rows r that fall in the padding (Loop::useful_begin: at the top
 // and bottom output rows of a tile, those taps only read zeros), as oneDNN does: 2 of the 42 row
 // passes of a 3×3 layer with 14 output rows — where the order runs no channel loop outside r
@@ -63,6 +81,11 @@ constexpr int64_t kMaxAccumulator = 8192;  // floats: 32 KiB of stack per thread
 constexpr int64_t kMaxRegisterTile = kPortableRegisterTileFloats;
 
 LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config);
+LoopNest MakeConv2dPlaneNest(const Conv2dShape& shape, const ConfigView& config);
+// NCHW_plane's positions per register tile: tile_oh_1 · tile_ow_2 rounded up to whole vectors of
+// 16 floats (one AVX-512 register, two AVX2 ones), whatever the machine, so that a configuration
+// builds the same program everywhere.
+constexpr int64_t kPlaneVector = 16;
 }  // namespace
 
 namespace {
@@ -84,6 +107,8 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floa
   // The plain template indexes its activations by single channels: none blocked.
   if (blocked_activations) layouts.erase(layouts.begin());
   if (strided) layouts.emplace_back(std::string("NCHWc_strided"));
+  const bool plane = strided && !blocked_activations;
+  if (plane) layouts.emplace_back(std::string("NCHW_plane"));
   space.AddKnob(Knob::Categorical("layout", layouts));
   space.AddKnob(Knob::Split("tile_k", shape.k, 3));
   space.AddKnob(Knob::Split("tile_oh", shape.OutH(), 2));
@@ -115,10 +140,18 @@ ConfigSpace MakeConv2dSpace(const Conv2dShape& shape, int64_t register_tile_floa
       " and (order_4 != 4 or tile_k_1 * "
       "tile_ow_2 * tile_k_2 <= " +
       std::to_string(register_tile_floats) + ")");
+  if (plane) {
+    // The plane's register tile: k2 rows of p2 positions, p2 rounded up to whole vectors.
+    space.AddRestriction("layout != 'NCHW_plane' or tile_k_2 * ((tile_oh_1 * tile_ow_2 + " +
+                         std::to_string(kPlaneVector - 1) + ") // " + std::to_string(kPlaneVector) +
+                         ") * " + std::to_string(kPlaneVector) +
+                         " <= " + std::to_string(register_tile_floats));
+  }
   return space;
 }
 
 LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
+  if (config.Text("layout") == "NCHW_plane") return MakeConv2dPlaneNest(shape, config);
   if (config.Text("layout") != "NCHW") return MakeConv2dBlockedNest(shape, config);
   if (shape.in_block != 0 || shape.out_block != 0) {
     throw Error("conv2d: layout NCHW on blocked activations; accepted: NCHWc, NCHWc_strided");
@@ -406,6 +439,111 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   const std::string parallel = config.Text("parallel");
   if (parallel == "k" || parallel == "k_oh") SetLoopKind(nest, "k0", LoopKind::kParallel);
   if (parallel == "oh" || parallel == "k_oh") SetLoopKind(nest, "oh0", LoopKind::kParallel);
+  return nest;
+}
+
+LoopNest MakeConv2dPlaneNest(const Conv2dShape& shape, const ConfigView& config) {
+  if (!StridedPointwise(shape) || shape.in_block != 0 || shape.out_block != 0) {
+    throw Error(
+        "conv2d: layout NCHW_plane needs a 1×1 kernel, no padding, a stride that divides H and W "
+        "and plain (NCHW) activations");
+  }
+  const std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
+                             tow = config.List("tile_ow");
+  const int64_t rows = tk[2];  // output channels of the register tile
+  const int64_t positions =
+      (toh[1] * tow[2] + kPlaneVector - 1) / kPlaneVector * kPlaneVector;  // p2
+  if (rows * positions > kMaxRegisterTile) {
+    throw Error("conv2d NCHW_plane: register tile of " + std::to_string(rows * positions) +
+                " floats");
+  }
+  const int64_t out_h = shape.OutH(), out_w = shape.OutW(), plane = out_h * out_w;
+  const int64_t p1_extent = tow[1];
+  const int64_t tiles = (plane + positions - 1) / positions;
+  const int64_t p0_extent = (tiles + p1_extent - 1) / p1_extent;
+  const int64_t padded_plane = p0_extent * p1_extent * positions;  // P'
+  using E = AffineExpr;
+
+  LoopNest nest;
+  nest.name = "conv2d_nchw_plane";
+  const OperatorCompute compute = DeclareOperatorCompute(nest, shape);
+  const OperatorTensors& tensors = compute.tensors;
+  // The output (and the residual, which has its shape) seen as [N][K][1][OH·OW]: the same memory,
+  // indexed by the flattened position.
+  for (int t : {tensors.output, tensors.residual}) {
+    if (t >= 0) nest.tensors[t].shape = {shape.n, shape.k, 1, plane};
+  }
+  const int xs = nest.AddTensor(
+      {"Xs", {shape.n, shape.c, padded_plane}, "NCP", DType::kFloat32, TensorRole::kTemp});
+  const int acc = AddAccumulator(nest, {rows, positions}, "K2,P2", "p1");
+
+  // Xs: the positions the taps read, row after row; the tail past OH·OW (the last tile's
+  // overhang) zero.
+  {
+    Stmt copy{StmtKind::kCopy,
+              {xs, {E::Var("xn"), E::Var("xc"), E::Var("xh", out_w) + E::Var("xw")}},
+              compute.Read(Operand::kInput, {{"n", E::Var("xn")},
+                                             {"c", E::Var("xc")},
+                                             {"oh", E::Var("xh")},
+                                             {"ow", E::Var("xw")},
+                                             {"r", E::Const(0)},
+                                             {"s", E::Const(0)}})};
+    std::vector<Node> per_channel;
+    per_channel.push_back(Node::MakeLoop(
+        {"xh", out_h},
+        {Node::MakeLoop({"xw", out_w, LoopKind::kVectorized}, {Node::MakeStmt(std::move(copy))})}));
+    if (padded_plane > plane) {
+      Stmt zero{StmtKind::kZero,
+                {xs, {E::Var("xn"), E::Var("xc"), E::Const(plane) + E::Var("xt")}}};
+      per_channel.push_back(Node::MakeLoop({"xt", padded_plane - plane, LoopKind::kVectorized},
+                                           {Node::MakeStmt(std::move(zero))}));
+    }
+    nest.body.push_back(Node::MakeLoop(
+        {"xn", shape.n},
+        {Node::MakeLoop({"xc", shape.c, LoopKind::kParallel}, std::move(per_channel))}));
+  }
+
+  const E channel = (E::Var("k0", tk[1]) + E::Var("k1")) * rows;         // + the row in the tile
+  const E first = (E::Var("p0", p1_extent) + E::Var("p1")) * positions;  // + the position
+  Stmt mac{StmtKind::kMultiplyAdd, {acc, {E::Var("k2"), E::Var("p2")}}};
+  mac.a = Access{xs, {E::Var("n"), E::Var("c"), first + E::Var("p2")}};
+  mac.b = compute.Read(
+      Operand::kWeight,
+      {{"k", channel + E::Var("k2")}, {"c", E::Var("c")}, {"r", E::Const(0)}, {"s", E::Const(0)}});
+  const bool vectorize = config.Int("vectorize") != 0;
+  const LoopKind vector = vectorize ? LoopKind::kVectorized : LoopKind::kSerial;
+  const LoopKind row = config.Int("unroll") != 0 ? LoopKind::kUnrolled : LoopKind::kSerial;
+  Node zero_nest = Node::MakeLoop(
+      {"zk2", rows, row},
+      {Node::MakeLoop(
+          {"zp2", positions, vector},
+          {Node::MakeStmt(Stmt{StmtKind::kZero, {acc, {E::Var("zk2"), E::Var("zp2")}}})})});
+  Node reduction = Node::MakeLoop(
+      {"c", shape.c}, {Node::MakeLoop({"k2", rows, row}, {Node::MakeLoop({"p2", positions, vector},
+                                                                         {Node::MakeStmt(mac)})})});
+  // Positions past OH·OW (the last tile's overhang) are not stored: a guarded store.
+  Stmt store = tensors.Store(
+      Access{tensors.output,
+             {E::Var("n"), channel + E::Var("wk2"), E::Const(0), first + E::Var("wp2")},
+             padded_plane > plane},
+      Access{acc, {E::Var("wk2"), E::Var("wp2")}});
+  Node store_nest = Node::MakeLoop(
+      {"wk2", rows, row},
+      {Node::MakeLoop({"wp2", positions, vector}, {Node::MakeStmt(std::move(store))})});
+
+  const std::string parallel = config.Text("parallel");
+  const bool over_k = parallel == "k" || parallel == "k_oh";
+  const bool over_plane = parallel == "oh" || parallel == "k_oh";
+  nest.body.push_back(Node::MakeLoop(
+      {"n", shape.n},
+      {Node::MakeLoop(
+          {"k0", tk[0], over_k ? LoopKind::kParallel : LoopKind::kSerial},
+          {Node::MakeLoop(
+              {"p0", p0_extent, over_plane ? LoopKind::kParallel : LoopKind::kSerial},
+              {Node::MakeLoop({"k1", tk[1]},
+                              {Node::MakeLoop({"p1", p1_extent},
+                                              MoveNodes(std::move(zero_nest), std::move(reduction),
+                                                        std::move(store_nest)))})})})}));
   return nest;
 }
 

@@ -97,6 +97,41 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
       KnobHasValue(space, "layout", "NCHWc_strided") ? "NCHWc_strided" : "NCHWc";
   const int64_t out_h = shape.OutH(), out_w = shape.OutW();
   std::vector<Config> seeds;
+  // A strided 1×1 convolution on plain activations: the plane layout (no transposition; 0.63–0.66×
+  // the NCHWc_strided kernel's time on ResNet-18's 56×56 downsample, bench/results/cpu_models_64/
+  // blocked/plane_probe), as measured fastest there: 8 output channels × one vector of 16
+  // positions, then 16 channels (fewer where the registers do not hold them). The tile's positions:
+  // the largest product of a divisor of OH and one of OW up to 16 (the template rounds it up to
+  // 16).
+  if (KnobHasValue(space, "layout", "NCHW_plane")) {
+    int64_t best_oh = 1, best_ow = 1;
+    for (int64_t oh1 = 1; oh1 <= out_h; ++oh1) {
+      if (out_h % oh1 != 0) continue;
+      const int64_t ow2 = LargestDivisorAtMost(out_w, 16 / oh1);
+      if (oh1 * ow2 <= 16 && oh1 * ow2 > best_oh * best_ow) best_oh = oh1, best_ow = ow2;
+    }
+    // A row of 16 positions takes 16 / lanes registers; every register but a broadcast's can
+    // hold accumulators (AVX2: 7 rows of two registers — the largest divisor of K up to that).
+    const int64_t per_row = (16 + lanes - 1) / lanes;
+    const int64_t most_rows = std::max<int64_t>((registers.count - 1) / per_row, 1);
+    std::vector<int64_t> row_choices;
+    for (int64_t rows : {int64_t{8}, int64_t{16}}) {
+      if (rows <= most_rows && shape.k % rows == 0) row_choices.push_back(rows);
+    }
+    if (row_choices.empty()) row_choices.push_back(LargestDivisorAtMost(shape.k, most_rows));
+    for (int64_t rows : row_choices) {
+      Json json = {{"layout", "NCHW_plane"},
+                   {"tile_k", {shape.k / rows, 1, rows}},
+                   {"tile_oh", {out_h / best_oh, best_oh}},
+                   {"tile_ow", {out_w / best_ow, 1, best_ow}},
+                   {"tile_c", {1, shape.c}},
+                   {"order", {0, 1, 2, 3, 4}},
+                   {"parallel", "k_oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1}};
+      AddSeed(space, std::move(json), seeds);
+    }
+  }
   // Fewer input channels than a vector, stride 1 (VGG's 3-channel first layer): the reduction is
   // so short (C·R·S = 27 taps) that the blocked kernel's unpacking store, 32 channel planes a
   // tile, costs more than its FMAs (25 GFLOP/s on VGG-16's first layer on Zen 4). The plain

@@ -244,6 +244,55 @@ TEST_F(KernelTest, StridedPointwiseConv2dConfigurationsMatchTheReference) {
   EXPECT_TRUE(packed);
 }
 
+// The plane layout of strided 1×1 layers on plain activations: tiles that overhang the plane (the
+// zeroed tail of Xs, the guarded store) or fit it exactly, several position tiles a thread (p1),
+// rows not unrolled, positions not vectorised, batch 2, stride 3, a residual and ReLU.
+TEST_F(KernelTest, PlanePointwiseConv2dConfigurationsMatchTheReference) {
+  auto plane = [](Json tile_k, Json tile_oh, Json tile_ow, const char* parallel, int vectorize,
+                  int unroll, Json tile_c = {2, 4}) {
+    return Json{{"layout", "NCHW_plane"},
+                {"tile_k", std::move(tile_k)},
+                {"tile_oh", std::move(tile_oh)},
+                {"tile_ow", std::move(tile_ow)},
+                {"tile_c", std::move(tile_c)},
+                {"order", {0, 1, 2, 3, 4}},
+                {"parallel", parallel},
+                {"vectorize", vectorize},
+                {"unroll", unroll}};
+  };
+  // A 6×5 output: 30 positions, tiles of 16 (overhang 2), 32 (overhang 2) and five tiles of 16 a
+  // thread (overhang 50).
+  ExpectAllOk("conv2d:N=2,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0,bias=1,relu=1", 6, 18,
+              {plane({1, 1, 8}, {6, 1}, {5, 1, 1}, "k_oh", 1, 1),
+               plane({1, 1, 8}, {1, 6}, {1, 1, 5}, "none", 1, 1),
+               plane({2, 2, 2}, {2, 3}, {1, 5, 1}, "k", 1, 1),
+               plane({4, 1, 2}, {3, 2}, {5, 1, 1}, "oh", 0, 0)},
+              {{"layout", "NCHW_plane"}});
+  // An 8×8 output in four tiles of 16, no overhang.
+  ExpectAllOk("conv2d:N=1,C=16,H=16,W=16,K=16,R=1,S=1,stride=2,pad=0,bias=1", 0, 19,
+              {plane({2, 1, 8}, {2, 4}, {2, 1, 4}, "k_oh", 1, 1, {4, 4})});
+  ExpectAllOk("conv2d:N=1,C=6,H=9,W=9,K=4,R=1,S=1,stride=3,pad=0,residual=1,relu=1", 4, 20, {},
+              {{"layout", "NCHW_plane"}});
+
+  // Xs holds the positions the taps read, [N][C][tiles · 16]; the output is written as its plane.
+  const Operator op = ParseOperator("conv2d:N=2,C=8,H=12,W=10,K=8,R=1,S=1,stride=2,pad=0");
+  const Task task = MakeCpuTask(op);
+  const LoopNest nest = MakeCpuNest(
+      op, task.space, task.space.ConfigFromJson(plane({1, 1, 8}, {6, 1}, {5, 1, 1}, "k", 1, 1)));
+  bool compacted = false;
+  for (const TensorDecl& tensor : nest.tensors) {
+    EXPECT_NE(tensor.name, "Ip");
+    if (tensor.name == "Xs") {
+      compacted = true;
+      EXPECT_EQ(tensor.shape, (std::vector<int64_t>{2, 8, 32}));
+    }
+    if (tensor.role == TensorRole::kOutput) {
+      EXPECT_EQ(tensor.shape, (std::vector<int64_t>{2, 8, 1, 30}));
+    }
+  }
+  EXPECT_TRUE(compacted);
+}
+
 TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesStayAsTheyWere) {
   auto layouts = [](const std::string& op) {
     const Json json = MakeCpuTask(ParseOperator(op)).space.ToJson();
@@ -253,8 +302,12 @@ TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesS
     return std::string("none");
   };
   const std::string plain = R"(["NCHW","NCHWc"])";
-  const std::string strided = R"(["NCHW","NCHWc","NCHWc_strided"])";
+  const std::string strided = R"(["NCHW","NCHWc","NCHWc_strided","NCHW_plane"])";
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=0"), strided);
+  // The plane needs plain activations: a blocked layer keeps the channel-blocked layouts.
+  EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=0,in_block=16,"
+                    "out_block=16"),
+            R"(["NCHWc","NCHWc_strided"])");
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=1,pad=0"), plain);
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=55,W=56,K=128,R=1,S=1,stride=2,pad=0"), plain);
   EXPECT_EQ(layouts("conv2d:N=1,C=64,H=56,W=56,K=128,R=3,S=3,stride=2,pad=1"), plain);
@@ -273,6 +326,23 @@ TEST(Conv2dSpaceTest, TheStridedLayoutIsOfferedOnlyWhereItAppliesAndOtherSpacesS
   Json config = task.space.ConfigToJson(*task.space.SampleValid(rng));
   config["layout"] = "NCHWc_strided";
   EXPECT_THROW(task.space.ConfigFromJson(config), Error);
+  config["layout"] = "NCHW_plane";
+  EXPECT_THROW(task.space.ConfigFromJson(config), Error);
+
+  // The plane's register tile (k2 rows × positions rounded up to 16) is held to the space's cap.
+  const ConfigSpace strided_space =
+      MakeCpuSpace(ParseOperator("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,pad=0"), 256);
+  Json within = {{"layout", "NCHW_plane"}, {"tile_k", {8, 1, 16}}, {"tile_oh", {7, 4}},
+                 {"tile_ow", {7, 1, 4}},   {"tile_c", {1, 64}},    {"order", {0, 1, 2, 3, 4}},
+                 {"parallel", "k_oh"},     {"vectorize", 1},       {"unroll", 1}};
+  EXPECT_TRUE(strided_space.IsValid(strided_space.ConfigFromJson(within)));
+  Json beyond = within;
+  beyond["tile_oh"] = {14, 2};  // 2 · 4 = 8 positions → 16: still 16 × 16 = 256
+  EXPECT_TRUE(strided_space.IsValid(strided_space.ConfigFromJson(beyond)));
+  beyond["tile_ow"] = {4, 1, 7};  // 2 · 7 = 14 → 16
+  EXPECT_TRUE(strided_space.IsValid(strided_space.ConfigFromJson(beyond)));
+  beyond["tile_oh"] = {7, 4};  // 4 · 7 = 28 → 32: 16 × 32 = 512 > 256
+  EXPECT_FALSE(strided_space.IsValid(strided_space.ConfigFromJson(beyond)));
 }
 
 // The multiply-adds a nest runs when its loops keep to their useful ranges (Loop::useful_begin),

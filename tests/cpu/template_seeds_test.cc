@@ -83,9 +83,29 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   const std::vector<Json> down =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,
               kAvx2RegisterTileFloats);
-  ASSERT_EQ(down.size(), 4u);
-  EXPECT_EQ(down[0]["layout"], "NCHWc_strided");
-  EXPECT_FALSE(down[0].contains("padding"));
+  ASSERT_EQ(down.size(), 5u);
+  // First the plane: 4 output channels × 16 positions (4 × 4 of the 28 × 28 plane) — on AVX2 two
+  // registers a row, so 7 rows at most and K's largest divisor up to 7.
+  EXPECT_EQ(down[0]["layout"], "NCHW_plane");
+  EXPECT_EQ(down[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 4}));
+  EXPECT_EQ(down[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{7, 4}));
+  EXPECT_EQ(down[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{7, 1, 4}));
+  EXPECT_EQ(down[1]["layout"], "NCHWc_strided");
+  EXPECT_FALSE(down[1].contains("padding"));
+  // On AVX-512 one register a row: 8 and then 16 output channels.
+  const std::vector<Json> down512 =
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx512,
+              2, kPortableRegisterTileFloats);
+  ASSERT_GE(down512.size(), 2u);
+  EXPECT_EQ(down512[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 8}));
+  EXPECT_EQ(down512[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 16}));
+  EXPECT_EQ(down512[1]["layout"], "NCHW_plane");
+  // Blocked activations: no plane (it needs NCHW in and out).
+  for (const Json& seed :
+       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,in_block=16,out_block=16",
+               kAvx512, 2, kPortableRegisterTileFloats)) {
+    EXPECT_NE(seed["layout"], "NCHW_plane");
+  }
   // 20 output channels, no multiple of 8 lanes: blocks of half a vector (4), 15 columns' worth
   // of registers (8 columns, the whole row); 22, no multiple of half a vector either: no seed.
   const std::vector<Json> twenty =

@@ -1,11 +1,12 @@
-#include <cstdint>
-#include <cstdlib>
-#include <chrono>
-#include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cmath>
 #include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
 #ifndef OH
 #define OH 28
 #endif
@@ -27,39 +28,42 @@
 constexpr int64_t H = 2 * OH, W = 2 * OH, OW = OH, P = OH * OW;
 static_assert(P % P2 == 0 && KOUT % K2 == 0, "tiles must divide the plane and the channels");
 static float* X;
-extern "C" void __attribute__((noinline)) kern(const float* __restrict I, const float* __restrict Wt, const float* __restrict bias, float* __restrict O) {
+extern "C" void __attribute__((noinline))
+kern(const float* __restrict I, const float* __restrict Wt, const float* __restrict bias,
+     float* __restrict O) {
 #if COMPACT
-  #pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
   for (int64_t c = 0; c < CIN; ++c)
     for (int64_t oh = 0; oh < OH; ++oh) {
-      #pragma omp simd
-      for (int64_t ow = 0; ow < OW; ++ow) X[c * P + oh * OW + ow] = I[c * H * W + 2 * oh * W + 2 * ow];
+#pragma omp simd
+      for (int64_t ow = 0; ow < OW; ++ow)
+        X[c * P + oh * OW + ow] = I[c * H * W + 2 * oh * W + 2 * ow];
     }
 #endif
-  #pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
   for (int64_t k0 = 0; k0 < KOUT / K2; ++k0)
     for (int64_t p0 = 0; p0 < P / P2; ++p0) {
-        alignas(64) float acc[K2 * P2];
-        #pragma GCC unroll 64
-        for (int64_t z = 0; z < K2; ++z) {
-          #pragma omp simd
-          for (int64_t w = 0; w < P2; ++w) acc[z * P2 + w] = 0.f;
-        }
-        for (int64_t c = 0; c < CIN; ++c) {
-          #pragma GCC unroll 64
-          for (int64_t k2 = 0; k2 < K2; ++k2) {
-            #pragma omp simd
-            for (int64_t w = 0; w < P2; ++w)
-              acc[k2 * P2 + w] += X[c * P + p0 * P2 + w] * Wt[(k0 * K2 + k2) * CIN + c];
-          }
-        }
-        #pragma GCC unroll 64
+      alignas(64) float acc[K2 * P2];
+#pragma GCC unroll 64
+      for (int64_t z = 0; z < K2; ++z) {
+#pragma omp simd
+        for (int64_t w = 0; w < P2; ++w) acc[z * P2 + w] = 0.f;
+      }
+      for (int64_t c = 0; c < CIN; ++c) {
+#pragma GCC unroll 64
         for (int64_t k2 = 0; k2 < K2; ++k2) {
-          #pragma omp simd
+#pragma omp simd
           for (int64_t w = 0; w < P2; ++w)
-            O[(k0 * K2 + k2) * P + p0 * P2 + w] = acc[k2 * P2 + w] + bias[k0 * K2 + k2];
+            acc[k2 * P2 + w] += X[c * P + p0 * P2 + w] * Wt[(k0 * K2 + k2) * CIN + c];
         }
       }
+#pragma GCC unroll 64
+      for (int64_t k2 = 0; k2 < K2; ++k2) {
+#pragma omp simd
+        for (int64_t w = 0; w < P2; ++w)
+          O[(k0 * K2 + k2) * P + p0 * P2 + w] = acc[k2 * P2 + w] + bias[k0 * K2 + k2];
+      }
+    }
 }
 int main() {
   std::vector<float> I(CIN * H * W), Wt(KOUT * CIN), b(KOUT), O(KOUT * P), flush(64 << 20 >> 2);
