@@ -478,7 +478,8 @@ LoopNest MakeConv2dPlaneNest(const Conv2dShape& shape, const ConfigView& config)
   const int acc = AddAccumulator(nest, {rows, positions}, "K2,P2", "p1");
 
   // Xs: the positions the taps read, row after row; the tail past OH·OW (the last tile's
-  // overhang) zero.
+  // overhang) zero — its lanes are computed but never stored, and zeros keep them from reading
+  // whatever the allocation held (a denormal there would slow every FMA of the tile).
   {
     Stmt copy{StmtKind::kCopy,
               {xs, {E::Var("xn"), E::Var("xc"), E::Var("xh", out_w) + E::Var("xw")}},
