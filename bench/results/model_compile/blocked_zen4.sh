@@ -6,7 +6,8 @@
 #   resnet18, resnet50: the plain seeded @64 run (its dense classifier) + the blocked run tuned
 #     again by the peeling code (cpu_models_64/blocked/peel/<model>_retuned/peeled.jsonl.gz);
 #   mobilenet_v2: the plain seeded @64 run + the blocked @64 run + its --recheck 3 records.
-#   BIN=/path/to/bin OUT=/dir/for/databases ./blocked_zen4.sh
+#   BIN=/path/to/bin OUT=/dir/for/databases [ROUNDS="1 2 3"] ./blocked_zen4.sh
+# (a second sitting: ROUNDS="4 5 6", results in <model>-blocked-zen4-r4..6)
 set -e
 cd "$(git rev-parse --show-toplevel)"
 r=bench/results/cpu_models_64
@@ -24,7 +25,7 @@ for m in resnet18 resnet50 mobilenet_v2; do
   done
 done
 rm -f "$OUT/import.jsonl"
-for round in 1 2 3; do
+for round in ${ROUNDS:-1 2 3}; do
   for m in resnet18 resnet50 mobilenet_v2; do
     echo "$(date -u +%T) round $round $m"
     GLIMPSE=$BIN/glimpse DB=$OUT/$m.db TAG=blocked-zen4-r$round LAYOUT=blocked \
