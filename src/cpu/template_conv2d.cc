@@ -82,10 +82,6 @@ constexpr int64_t kMaxRegisterTile = kPortableRegisterTileFloats;
 
 LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config);
 LoopNest MakeConv2dPlaneNest(const Conv2dShape& shape, const ConfigView& config);
-// NCHW_plane's positions per register tile: tile_oh_1 · tile_ow_2 rounded up to whole vectors of
-// 16 floats (one AVX-512 register, two AVX2 ones), whatever the machine, so that a configuration
-// builds the same program everywhere.
-constexpr int64_t kPlaneVector = 16;
 }  // namespace
 
 namespace {

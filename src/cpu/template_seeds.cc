@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cpu/template_util.h"
 #include "glimpse/cpu_seeds.h"
 #include "glimpse/error.h"
 #include "glimpse/json.h"
@@ -101,18 +102,19 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
   // the NCHWc_strided kernel's time on ResNet-18's 56×56 downsample, bench/results/cpu_models_64/
   // blocked/plane_probe), as measured fastest there: 8 output channels × one vector of 16
   // positions, then 16 channels (fewer where the registers do not hold them). The tile's positions:
-  // the largest product of a divisor of OH and one of OW up to 16 (the template rounds it up to
-  // 16).
+  // the largest product of a divisor of OH and one of OW up to one plane vector (the template
+  // rounds it up to that).
   if (KnobHasValue(space, "layout", "NCHW_plane")) {
+    const int64_t vector = cpu::kPlaneVector;
     int64_t best_oh = 1, best_ow = 1;
     for (int64_t oh1 = 1; oh1 <= out_h; ++oh1) {
       if (out_h % oh1 != 0) continue;
-      const int64_t ow2 = LargestDivisorAtMost(out_w, 16 / oh1);
-      if (oh1 * ow2 <= 16 && oh1 * ow2 > best_oh * best_ow) best_oh = oh1, best_ow = ow2;
+      const int64_t ow2 = LargestDivisorAtMost(out_w, vector / oh1);
+      if (oh1 * ow2 <= vector && oh1 * ow2 > best_oh * best_ow) best_oh = oh1, best_ow = ow2;
     }
-    // A row of 16 positions takes 16 / lanes registers; every register but a broadcast's can
-    // hold accumulators (AVX2: 7 rows of two registers — the largest divisor of K up to that).
-    const int64_t per_row = (16 + lanes - 1) / lanes;
+    // A row of one plane vector takes vector / lanes registers; every register but a broadcast's
+    // can hold accumulators (AVX2: 7 rows of two registers — the largest divisor of K up to that).
+    const int64_t per_row = (vector + lanes - 1) / lanes;
     const int64_t most_rows = std::max<int64_t>((registers.count - 1) / per_row, 1);
     std::vector<int64_t> row_choices;
     for (int64_t rows : {int64_t{8}, int64_t{16}}) {

@@ -15,6 +15,12 @@ namespace glimpse::cpu {
 using glimpse::ConfigView;
 using glimpse::Product;
 
+// The conv2d layout NCHW_plane's positions per register tile are tile_oh_1 · tile_ow_2 rounded up
+// to whole vectors of this many floats (one AVX-512 register, two AVX2 ones), whatever the
+// machine, so that a configuration builds the same program everywhere; its template seeds aim at
+// one such vector.
+constexpr int64_t kPlaneVector = 16;
+
 // The template dense and batch_matmul (glimpse/op_compute.h, MatmulDims) share. `parallel`: the
 // values of the parallel knob, each naming the loops it parallelises by letter (b, m, n) or "none".
 ConfigSpace MakeMatmulSpace(const MatmulDims& dims, const std::vector<std::string>& parallel);

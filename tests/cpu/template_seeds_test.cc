@@ -90,16 +90,19 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(down[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 4}));
   EXPECT_EQ(down[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{7, 4}));
   EXPECT_EQ(down[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{7, 1, 4}));
+  EXPECT_FALSE(down[0].contains("padding"));
   EXPECT_EQ(down[1]["layout"], "NCHWc_strided");
   EXPECT_FALSE(down[1].contains("padding"));
   // On AVX-512 one register a row: 8 and then 16 output channels.
   const std::vector<Json> down512 =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx512,
               2, kPortableRegisterTileFloats);
-  ASSERT_GE(down512.size(), 2u);
+  ASSERT_EQ(down512.size(), 6u);  // two plane seeds, then NCHWc_strided's four
+  EXPECT_EQ(down512[0]["layout"], "NCHW_plane");
   EXPECT_EQ(down512[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 8}));
   EXPECT_EQ(down512[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 16}));
   EXPECT_EQ(down512[1]["layout"], "NCHW_plane");
+  EXPECT_EQ(down512[2]["layout"], "NCHWc_strided");
   // Blocked activations: no plane (it needs NCHW in and out).
   for (const Json& seed :
        SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,in_block=16,out_block=16",
