@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "probe_timing.h"
 #ifndef OH
 #define OH 28
 #endif
@@ -66,7 +68,7 @@ kern(const float* __restrict I, const float* __restrict Wt, const float* __restr
     }
 }
 int main() {
-  std::vector<float> I(CIN * H * W), Wt(KOUT * CIN), b(KOUT), O(KOUT * P), flush(64 << 20 >> 2);
+  std::vector<float> I(CIN * H * W), Wt(KOUT * CIN), b(KOUT), O(KOUT * P);
   X = static_cast<float*>(std::aligned_alloc(64, CIN * P * 4));
   for (size_t i = 0; i < I.size(); ++i) I[i] = (i % 17) * 0.1f;
   for (size_t i = 0; i < Wt.size(); ++i) Wt[i] = (i % 13) * 0.01f;
@@ -74,22 +76,9 @@ int main() {
   // The compacted input made once untimed, so that COMPACT=0 (the GEMM alone) reads real data.
   for (int64_t c = 0; c < CIN; ++c)
     for (int64_t p = 0; p < P; ++p) X[c * P + p] = I[c * H * W + 2 * (p / OW) * W + 2 * (p % OW)];
-  std::vector<double> t;
-  for (int rep = 0; rep < 300; ++rep) {
-    for (size_t i = 0; i < flush.size(); i += 16) flush[i] += 1;
-    auto s = std::chrono::steady_clock::now();
-    kern(I.data(), Wt.data(), b.data(), O.data());
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
-  }
-  double err = 0;
-  for (int k = 0; k < KOUT; k += 7)
-    for (int oh = 0; oh < OH; oh += 3)
-      for (int ow = 0; ow < OW; ow += 5) {
-        double r = b[k];
-        for (int c = 0; c < CIN; ++c) r += I[c * H * W + 2 * oh * W + 2 * ow] * Wt[k * CIN + c];
-        err = std::max(err, std::abs(r - O[k * P + oh * OW + ow]));
-      }
-  std::sort(t.begin(), t.end());
+  const std::vector<double> t =
+      SortedCallTimes([&] { kern(I.data(), Wt.data(), b.data(), O.data()); });
+  const double err = MaxError(I, Wt, b, O, CIN, KOUT, OH, OW);
   double flops = 2.0 * KOUT * CIN * P;
   printf("median %.1f us min %.1f us  %.1f GFLOP/s  maxerr %g  (K2=%d P2=%d compact=%d)\n",
          t[t.size() / 2] * 1e6, t[0] * 1e6, flops / t[t.size() / 2] / 1e9, err, K2, P2, COMPACT);
