@@ -61,18 +61,19 @@ inline void AddSame(const float* a, const float* b, float* y, int64_t n) {
 }
 
 // One output of Pool: the window's taps inside the plane are rows [r0, r1) × columns [s0, s1);
-// `count` divides an average. LANES channels are interleaved at every pixel (1: NCHW); a fixed
+// `count` divides an average. LANES channels are interleaved at every pixel and `pixel` floats
+// separate neighbouring pixels (LANES, or the block width when one lane is pooled alone); a fixed
 // LANES makes the lane loop one vector operation per tap.
 template <int64_t LANES>
-inline void PoolWindow(const float* in, float* out, bool max, int64_t w, int64_t r0, int64_t r1,
-                       int64_t s0, int64_t s1, float count) {
+inline void PoolWindow(const float* in, float* out, bool max, int64_t w, int64_t pixel,
+                       int64_t r0, int64_t r1, int64_t s0, int64_t s1, float count) {
   float acc[LANES];
   for (int64_t lane = 0; lane < LANES; ++lane) {
     acc[lane] = max ? -std::numeric_limits<float>::infinity() : 0.0f;
   }
   for (int64_t r = r0; r < r1; ++r) {
     for (int64_t s = s0; s < s1; ++s) {
-      const float* v = in + (r * w + s) * LANES;
+      const float* v = in + (r * w + s) * pixel;
       if (max) {
 #pragma omp simd
         for (int64_t lane = 0; lane < LANES; ++lane) acc[lane] = std::max(acc[lane], v[lane]);
@@ -87,19 +88,20 @@ inline void PoolWindow(const float* in, float* out, bool max, int64_t w, int64_t
   for (int64_t lane = 0; lane < LANES; ++lane) out[lane] = max ? acc[lane] : acc[lane] * scale;
 }
 
-// Max or average over windows of each of `planes` H×W planes; pads {top, left, bottom, right}.
-// Each plane holds `lanes` interleaved channels (1: NCHW; b: a block of NCHW[b]c), pooled apart.
-// A window's bounds are clipped to the plane once per output, not tested per tap; an average
-// that counts the padding counts the taps inside [-top, H + bottom) × [-left, W + right).
+// Pools LANES interleaved channels of each of `planes` H×W planes whose pixels are `pixel`
+// floats apart. A window's bounds are clipped to the plane once per output, not tested per tap;
+// an average that counts the padding counts the taps inside [-top, H + bottom) ×
+// [-left, W + right).
 template <int64_t LANES>
 inline void PoolPlanes(const float* x, float* y, bool max, int64_t planes, int64_t h, int64_t w,
                        int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                       int64_t pt, int64_t pl, int64_t pb, int64_t pr, bool count_include_pad) {
+                       int64_t pt, int64_t pl, int64_t pb, int64_t pr, bool count_include_pad,
+                       int64_t pixel) {
 #pragma omp parallel for collapse(2) if (planes * oh * ow * LANES > (1 << 14))
   for (int64_t p = 0; p < planes; ++p) {
     for (int64_t i = 0; i < oh; ++i) {
-      const float* in = x + p * h * w * LANES;
-      float* out = y + (p * oh + i) * ow * LANES;
+      const float* in = x + p * h * w * pixel;
+      float* out = y + (p * oh + i) * ow * pixel;
       const int64_t top = i * sh - pt;
       const int64_t r0 = std::max<int64_t>(top, 0), r1 = std::min(top + kh, h);
       const int64_t padded_rows = std::min(top + kh, h + pb) - top;
@@ -109,13 +111,15 @@ inline void PoolPlanes(const float* x, float* y, bool max, int64_t planes, int64
         const int64_t inside = std::max<int64_t>(r1 - r0, 0) * std::max<int64_t>(s1 - s0, 0);
         const int64_t count =
             count_include_pad ? padded_rows * (std::min(left + kw, w + pr) - left) : inside;
-        PoolWindow<LANES>(in, out + j * LANES, max, w, r0, r1, s0, s1,
+        PoolWindow<LANES>(in, out + j * pixel, max, w, pixel, r0, r1, s0, s1,
                           static_cast<float>(count > 0 ? count : 1));
       }
     }
   }
 }
 
+// Max or average over windows of each of `planes` H×W planes; pads {top, left, bottom, right}.
+// Each plane holds `lanes` interleaved channels (1: NCHW; b: a block of NCHW[b]c), pooled apart.
 inline void Pool(const float* x, float* y, bool max, int64_t planes, int64_t h, int64_t w,
                  int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                  int64_t pt, int64_t pl, int64_t pb, int64_t pr, bool count_include_pad,
@@ -123,47 +127,22 @@ inline void Pool(const float* x, float* y, bool max, int64_t planes, int64_t h, 
   switch (lanes) {
     case 1:
       return PoolPlanes<1>(x, y, max, planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr,
-                           count_include_pad);
+                           count_include_pad, 1);
     case 4:
       return PoolPlanes<4>(x, y, max, planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr,
-                           count_include_pad);
+                           count_include_pad, 4);
     case 8:
       return PoolPlanes<8>(x, y, max, planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr,
-                           count_include_pad);
+                           count_include_pad, 8);
     case 16:
       return PoolPlanes<16>(x, y, max, planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr,
-                            count_include_pad);
+                            count_include_pad, 16);
     default:
-      break;
-  }
-  // Another block width: each lane pooled alone, its pixels `lanes` floats apart.
-#pragma omp parallel for collapse(2)
-  for (int64_t p = 0; p < planes; ++p) {
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      const float* in = x + p * h * w * lanes + lane;
-      float* out = y + p * oh * ow * lanes + lane;
-      for (int64_t i = 0; i < oh; ++i) {
-        const int64_t top = i * sh - pt;
-        const int64_t r0 = std::max<int64_t>(top, 0), r1 = std::min(top + kh, h);
-        for (int64_t j = 0; j < ow; ++j) {
-          const int64_t left = j * sw - pl;
-          const int64_t s0 = std::max<int64_t>(left, 0), s1 = std::min(left + kw, w);
-          float acc = max ? -std::numeric_limits<float>::infinity() : 0.0f;
-          for (int64_t r = r0; r < r1; ++r) {
-            for (int64_t s = s0; s < s1; ++s) {
-              const float v = in[(r * w + s) * lanes];
-              acc = max ? std::max(acc, v) : acc + v;
-            }
-          }
-          const int64_t inside = std::max<int64_t>(r1 - r0, 0) * std::max<int64_t>(s1 - s0, 0);
-          const int64_t count = count_include_pad ? (std::min(top + kh, h + pb) - top) *
-                                                        (std::min(left + kw, w + pr) - left)
-                                                  : inside;
-          out[(i * ow + j) * lanes] =
-              max ? acc : acc / static_cast<float>(count > 0 ? count : 1);
-        }
+      // Another block width: each lane pooled alone, its pixels `lanes` floats apart.
+      for (int64_t lane = 0; lane < lanes; ++lane) {
+        PoolPlanes<1>(x + lane, y + lane, max, planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb,
+                      pr, count_include_pad, lanes);
       }
-    }
   }
 }
 
