@@ -25,12 +25,8 @@ if [ ! -f "$db" ]; then
   cp "$out/from.db" "$db.partial"
   mv "$db.partial" "$db"
 fi
-list=bench/configs/${model}_cpu_tasks.txt
-[ "$model" = resnet18 ] && list=bench/configs/resnet18_fused_cpu_tasks.txt
-tasks="$out/${model}_blocked_tasks.txt"
-python3 "$blocked/blocked_tasks.py" "$list" > "$tasks"
-ops=()
-while read -r op; do ops+=(--op "$op"); done < <(grep -v '^#' "$tasks" | sed 's/ *#.*//')
+source "$blocked/model_ops.sh"
+model_ops "$model" "$out"
 echo "$(date -u +%FT%TZ) tuning to $budget a task" >> "$out/sittings.log"
 stop=()
 [ -n "$STOP_AT" ] && stop=(timeout --signal=TERM "$(( $(date -u -d "$STOP_AT" +%s) - $(date +%s) ))")

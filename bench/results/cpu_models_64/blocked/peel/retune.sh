@@ -10,12 +10,8 @@ cd "$(git rev-parse --show-toplevel)"
 blocked=bench/results/cpu_models_64/blocked
 mkdir -p "$OUT"
 model=${MODEL:-resnet18}
-list=bench/configs/${model}_cpu_tasks.txt
-[ "$model" = resnet18 ] && list=bench/configs/resnet18_fused_cpu_tasks.txt
-tasks="$OUT/${model}_blocked_tasks.txt"
-python3 "$blocked/blocked_tasks.py" "$list" > "$tasks"
-ops=()
-while read -r op; do ops+=(--op "$op"); done < <(grep -v '^#' "$tasks" | sed 's/ *#.*//')
+source "$blocked/model_ops.sh"
+model_ops "$model" "$OUT"
 rm -f "$OUT/peeled.db"
 GLIMPSE_CPU_WORKER=$BIN/glimpse_cpu_worker "$BIN/glimpse" tune --target cpu "${ops[@]}" \
   --tuner xgb-rounds --budget 64 --seed 0 --template-seeds 4 --recheck 3 \

@@ -17,12 +17,8 @@ prev="$out/at64.db"
 rm -f "$prev"
 zcat "$blocked/peel/${model}_retuned/peeled.jsonl.gz" > "$out/at64.jsonl"
 "$BIN/glimpse" db import "$out/at64.jsonl" --db "$prev" > /dev/null
-list=bench/configs/${model}_cpu_tasks.txt
-[ "$model" = resnet18 ] && list=bench/configs/resnet18_fused_cpu_tasks.txt
-tasks="$out/${model}_blocked_tasks.txt"
-python3 "$blocked/blocked_tasks.py" "$list" > "$tasks"
-ops=()
-while read -r op; do ops+=(--op "$op"); done < <(grep -v '^#' "$tasks" | sed 's/ *#.*//')
+source "$blocked/model_ops.sh"
+model_ops "$model" "$out"
 rm -f "$out/at256.db"
 cp "$prev" "$out/at256.db"
 GLIMPSE_CPU_WORKER=$BIN/glimpse_cpu_worker "$BIN/glimpse" tune --target cpu "${ops[@]}" \
