@@ -1,26 +1,32 @@
 #!/bin/bash
-# A model's whole graph (torchvision's export, activations blocked) with the @64 picks and with
-# run.sh's @256 picks, each compiled by the same build and run alternating beside ONNX Runtime,
-# ROUNDS rounds. Both databases hold the plain seeded @64 run (for the dense classifier) beside the
-# blocked records: @64 the peeling build's run (../peel/<model>_retuned, as
-# ../../../model_compile/blocked_zen4.sh assembles it), @256 run.sh's continuation of it.
-# OUT: run.sh's directory.
-#   BIN=/path/to/bin OUT=/path/to/dir [MODEL=resnet18|resnet50] [ROUNDS="1 2"] ./whole.sh
+# A model's whole graph (torchvision's export, activations blocked) with the picks of several
+# budgets, each compiled by the same build and run alternating beside ONNX Runtime, ROUNDS rounds,
+# and (TORCH=1) PyTorch eager right after each round at the same thread counts. Every database
+# holds the plain seeded @64 run (for the dense classifier) beside the blocked records of one
+# budget: @64 the peeling build's run (../peel/<model>_retuned, as
+# ../../../model_compile/blocked_zen4.sh assembles it), any other budget B the record export
+# $OUT/atB.jsonl.gz (run.sh's @256, continue.sh's @1000) or the file named by AT_B.
+# OUT: where the libraries and the results go.
+#   BIN=/path/to/bin OUT=/path/to/dir [MODEL=resnet18|resnet50] [BUDGETS="64 256"]
+#     [AT_1000=records.jsonl.gz] [ROUNDS="1 2"] [TORCH=1] ./whole.sh
 set -e
 cd "$(git rev-parse --show-toplevel)"
 model=${MODEL:-resnet18}
+budgets=${BUDGETS:-64 256}
 r=bench/results/cpu_models_64
 declare -A plain=(
   [resnet18]="$r/blocked/resnet18/resnet18_tseeds4.jsonl.gz"
   [resnet50]="$r/template_seeds/resnet50_tseeds4.jsonl.gz"
 )
-declare -A blocked=(
-  [64]="$r/blocked/peel/${model}_retuned/peeled.jsonl.gz"
-  [256]="$OUT/at256.jsonl.gz"
-)
-for b in 64 256; do
+records_of() {
+  local named="AT_$1"
+  if [ -n "${!named}" ]; then echo "${!named}"
+  elif [ "$1" = 64 ]; then echo "$r/blocked/peel/${model}_retuned/peeled.jsonl.gz"
+  else echo "$OUT/at$1.jsonl.gz"; fi
+}
+for b in $budgets; do
   rm -f "$OUT/whole$b.db"
-  for part in "${plain[$model]}" "${blocked[$b]}"; do
+  for part in "${plain[$model]}" "$(records_of "$b")"; do
     zcat "$part" > "$OUT/import.jsonl"
     "$BIN/glimpse" db import --db "$OUT/whole$b.db" "$OUT/import.jsonl" > /dev/null
   done
@@ -29,9 +35,15 @@ for b in 64 256; do
 done
 rm -f "$OUT/import.jsonl"
 for round in ${ROUNDS:-1 2}; do
-  for b in 64 256; do
+  for b in $budgets; do
     echo "round $round @$b"
     "$BIN/glimpse" run "$OUT/lib$b" --threads 1,2 --python .venv/bin/python \
       --json "$OUT/whole$b-r$round.json" | sed -n 2,5p
   done
+  if [ -n "$TORCH" ]; then
+    for t in 1 2; do
+      .venv/bin/python bench/onnx/torch_time.py --model "$model" --threads "$t" \
+        --json "$OUT/torch-${t}t-r$round.json" | tail -1
+    done
+  fi
 done
