@@ -1,5 +1,6 @@
-# Sourced by the blocked runs' scripts (peel/retune.sh, resnet18_256/run.sh, continue.sh): the
-# model's task list with activations blocked, written to DIR, and the tuner's --op arguments.
+# Sourced by the blocked runs' scripts (peel/retune.sh, resnet18_256/run.sh, continue.sh,
+# resnet18_1000/hw_budget.sh): the model's task list with activations blocked, written to DIR, and
+# the tuner's --op arguments.
 #   model_ops MODEL DIR   sets list (the model's tasks file), tasks (its blocked form) and ops
 model_ops() {
   local model=$1 dir=$2 op
