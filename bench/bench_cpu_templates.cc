@@ -1,7 +1,7 @@
 // CPU template sanity benchmark: how fast the best of a few random configurations of each CPU
 // template is on real layers, beside this machine's FP32 peak.
 //
-//   bench_cpu_templates [--count N] [--seed S] [--threads T] [--peak-only]
+//   bench_cpu_templates [--count N] [--seed S] [--threads T] [--peak-only] [--warm-activations]
 //                       [--op TEXT [--fix knob=value]... [--config JSON]...]...
 //
 // Without --op: ResNet-18's four 3×3 conv2d layers with layout NCHW and NCHWc, its classifier
@@ -15,7 +15,8 @@
 // independent FMA chains on the same threads (8- and 16-lane vectors; the best of 200 tries of
 // about 1 ms each). --threads T (default: every online CPU) sets the kernels' and the peak kernel's
 // thread count: with 1, figures suffer less from other work on a shared machine (a parallel
-// kernel waits for its slowest thread).
+// kernel waits for its slowest thread). --warm-activations times with the activation inputs read
+// back into the caches after each flush, as inside a model (CpuRunnerOptions::warm_activations).
 // Results: bench/results/cpu_templates.md.
 #include <dlfcn.h>
 #include <fmt/core.h>
@@ -175,6 +176,7 @@ int Main(int argc, char** argv) {
   int threads = 0;
   uint64_t seed = 1;
   bool peak_only = false;
+  bool warm_activations = false;
   std::vector<Group> groups;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -190,6 +192,8 @@ int Main(int argc, char** argv) {
       threads = std::stoi(value());
     } else if (arg == "--peak-only") {
       peak_only = true;
+    } else if (arg == "--warm-activations") {
+      warm_activations = true;
     } else if (arg == "--op") {
       groups.push_back({value(), {}, {}});
     } else if (arg == "--config") {
@@ -206,7 +210,8 @@ int Main(int argc, char** argv) {
           parsed.is_discarded() ? Json(fix.substr(eq + 1)) : parsed;
     } else {
       throw Error("unknown argument '" + arg +
-                  "'; known: --count, --seed, --threads, --peak-only, --op, --fix, --config");
+                  "'; known: --count, --seed, --threads, --peak-only, --warm-activations, --op, "
+                  "--fix, --config");
     }
   }
   if (groups.empty()) {
@@ -246,6 +251,7 @@ int Main(int argc, char** argv) {
       "| wall |\n|---|---|---|---|---|---|---|---|\n");
   CpuRunnerOptions run_options;
   run_options.threads = threads;
+  run_options.warm_activations = warm_activations;
   CpuRunner runner(run_options);
   for (const Group& group : groups) RunGroup(group, count, seed, builder, runner, peak.gflops);
   std::filesystem::remove_all(dir);

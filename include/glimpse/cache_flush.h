@@ -51,6 +51,13 @@ class CacheFlusher {
   // of `operands` flushed (clflush, the team's threads splitting each operand), then a fence.
   void Flush(const std::vector<FlushedOperand>& operands = {});
 
+  // Brings `operands` back into the caches after a flush, as the layer that wrote them leaves them
+  // in a model: the default OpenMP team splits each operand into contiguous slices, and each thread
+  // loads and stores back one byte of every line of its slice (the values do not change; the lines
+  // end dirty in that core's caches, as a producer's stores leave them). Then a fence. Does nothing
+  // when the flusher flushes nothing (size 0): then everything is already as warm as it gets.
+  void Warm(const std::vector<FlushedOperand>& operands);
+
   // How many sweeps so far, and the buffer, for the tests that check every line was written.
   int sweeps() const { return sweeps_; }
   const unsigned char* data() const { return buffer_.get(); }

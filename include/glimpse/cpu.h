@@ -82,6 +82,11 @@ Task MakeCpuTask(const Operator& op);
 // /proc/cpuinfo (glimpse/cpu_identity.h) — "AMD EPYC 9R14", or for a virtual machine's generic
 // name "AMD EPYC (family 25, model 1)" — or "cpu" when unknown.
 std::string CpuDeviceName();
+// The device the CPU target's records are kept under: CpuDeviceName(), and with the
+// warm-activations protocol (CpuRunnerOptions::warm_activations) that name with
+// kWarmActivationsSuffix, so that records of the two protocols never compete for a task's best.
+std::string CpuRecordsDevice(bool warm_activations);
+inline constexpr const char* kWarmActivationsSuffix = " [activations warm]";
 
 // ---- Generating a kernel
 
@@ -164,6 +169,10 @@ struct CpuRunnerOptions {
   // thread of the kernel's team, one load and store per line); 0: DefaultCacheFlushBytes() (2 ×
   // the last-level cache from sysfs, 64 MiB when unknown, at most 128 MiB), negative: no flush.
   int64_t flush_bytes = 0;
+  // After each flush, read the activation inputs back into the caches (the worker request's
+  // warm_activations): a kernel timed as it runs inside a model, whose earlier layers have just
+  // written its input, instead of with all its data in memory.
+  bool warm_activations = false;
   double timeout_s = 10.0;  // per candidate (check + warm-up + timed runs); then run-timeout
   double rtol = 1e-3;       // see docs/cpu-tuning.md "Correctness check"
   uint64_t data_seed = 1;   // inputs are uniform in [-1, 1] from this seed
@@ -223,6 +232,9 @@ struct CpuTargetOptions {
   // CPUs (0: all but a quarter, at least one left to the compiler), the compiler runs on the rest.
   // Needs two CPUs.
   bool overlap_builds = false;
+  // Measure with the activation inputs warm (CpuRunnerOptions::warm_activations); the tasks' device
+  // is then CpuRecordsDevice(true), so their records stay apart from the flushed protocol's.
+  bool warm_activations = false;
 };
 
 // How a CpuTarget with overlap_builds shares `allowed` CPUs: the last `measure_threads` (0: all but

@@ -8,7 +8,7 @@
 // the error and starts no other worker); false when this start failed but a later one may not.
 // Then, per request line
 //   {"artifact": "…", "op": {OperatorToJson…}, "warmup": 1, "min_repeats": 3, "min_time_s": 0.05,
-//    "max_repeats": 200, "flush_bytes": 0, "rtol": 0.001, "seed": 1}
+//    "max_repeats": 200, "flush_bytes": 0, "rtol": 0.001, "seed": 1, "warm_activations": false}
 // it answers {"status": <a MeasureStatus name>, "samples": [s, …], "error": "…", "fatal": bool}.
 // "fatal": true means the worker cannot measure again (a GPU fault leaves the CUDA context
 // unusable): it exits after answering and the runner starts a fresh one for the next candidate.
@@ -52,6 +52,10 @@ struct MeasureRequest {
   int64_t flush_bytes = 0;
   double rtol = 1e-3;
   uint64_t seed = 1;  // of the random inputs
+  // After each flush, the operator's activation inputs (those not constant: the data, the residual)
+  // are brought back into the caches, as the layers before leave them in a model; the weights and
+  // the output stay flushed. The CPU worker only (the GPU worker refuses it). Absent: false.
+  bool warm_activations = false;
 };
 
 // The request for `build` of `input`'s operator, with the timing fields of a runner's `options`

@@ -49,4 +49,8 @@ std::string CpuDeviceName() {
   return CpuNameFromCpuinfo(in);
 }
 
+std::string CpuRecordsDevice(bool warm_activations) {
+  return CpuDeviceName() + (warm_activations ? kWarmActivationsSuffix : "");
+}
+
 }  // namespace glimpse

@@ -31,7 +31,7 @@ CpuTarget::CpuTarget(CpuTargetOptions options) : options_(options) {
   if (options_.overlap_builds) split_ = SplitCpus(process::AllowedCpus(), options_.threads);
 }
 
-std::string CpuTarget::Device() const { return CpuDeviceName(); }
+std::string CpuTarget::Device() const { return CpuRecordsDevice(options_.warm_activations); }
 
 Task CpuTarget::MakeTask(const Operator& op) const {
   // A task that cannot be measured here — its tensors, the reference its output is checked
@@ -40,7 +40,9 @@ Task CpuTarget::MakeTask(const Operator& op) const {
                              static_cast<double>(process::UsableMemoryBytes()),
                              "this machine's memory (MemTotal in /proc/meminfo, or the cgroup's "
                              "memory.max)");
-  return MakeCpuTask(op);
+  Task task = MakeCpuTask(op);
+  task.device = Device();
+  return task;
 }
 
 CpuBuilderOptions CpuTarget::BuildOptions(const std::string& work_dir) const {
@@ -62,6 +64,7 @@ std::unique_ptr<Runner> CpuTarget::MakeRunner(const Task& task, double timeout_s
   run.threads = options_.threads;
   run.cpus = split_.measure;
   run.builds_elsewhere = options_.overlap_builds;
+  run.warm_activations = options_.warm_activations;
   run.timeout_s = timeout_s;
   return std::make_unique<CpuRunner>(run);
 }

@@ -29,8 +29,12 @@ struct CpuRunner::Impl {
   std::unique_ptr<process::MeasureWorker> worker;
 
   MeasureResult RunOne(const MeasureInput& input, const BuildResult& build) {
-    return worker->Measure(
-        build, [&] { return process::MakeMeasureRequest(input, build, options, flush_bytes); });
+    return worker->Measure(build, [&] {
+      process::MeasureRequest request =
+          process::MakeMeasureRequest(input, build, options, flush_bytes);
+      request.warm_activations = options.warm_activations;
+      return request;
+    });
   }
 };
 

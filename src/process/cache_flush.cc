@@ -118,4 +118,30 @@ void CacheFlusher::Flush(const std::vector<FlushedOperand>& operands) {
   FlushLines(operands);
 }
 
+void CacheFlusher::Warm(const std::vector<FlushedOperand>& operands) {
+  if (bytes_ == 0) return;
+  for (const FlushedOperand& operand : operands) {
+    if (operand.data == nullptr || operand.bytes == 0) continue;
+    // A line is touched through its first byte inside the operand, so nothing outside it is
+    // written.
+    auto* const base = static_cast<unsigned char*>(const_cast<void*>(operand.data));
+    const auto start = reinterpret_cast<uintptr_t>(base);
+    const auto first = start / static_cast<uintptr_t>(kCacheLineBytes);
+    const auto last = (start + operand.bytes - 1) / static_cast<uintptr_t>(kCacheLineBytes);
+    const auto lines = static_cast<int64_t>(last - first + 1);
+#pragma omp parallel
+    {
+      const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+      const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
+      for (int64_t i = begin; i < end; ++i) {
+        const uintptr_t line = (first + static_cast<uintptr_t>(i)) * kCacheLineBytes;
+        // volatile: the load and the store are both made, never folded away.
+        volatile unsigned char* byte = base + (std::max(line, start) - start);
+        *byte = *byte;
+      }
+    }
+  }
+  _mm_mfence();
+}
+
 }  // namespace glimpse

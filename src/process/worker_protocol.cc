@@ -42,7 +42,8 @@ Json MeasureRequestToJson(const MeasureRequest& request) {
           {"max_repeats", request.max_repeats},
           {"flush_bytes", request.flush_bytes},
           {"rtol", request.rtol},
-          {"seed", request.seed}};
+          {"seed", request.seed},
+          {"warm_activations", request.warm_activations}};
 }
 
 MeasureRequest MeasureRequestFromJson(const Json& json) {
@@ -63,6 +64,9 @@ MeasureRequest MeasureRequestFromJson(const Json& json) {
     throw Error(where + ": field 'seed' must be an integer ≥ 0, not " + seed.dump());
   }
   request.seed = seed.get<uint64_t>();
+  if (json.contains("warm_activations")) {
+    request.warm_activations = RequireBool(json, "warm_activations", where);
+  }
   return request;
 }
 

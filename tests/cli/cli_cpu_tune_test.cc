@@ -515,5 +515,50 @@ TEST_F(CliCpuTest, CompileThenRunAnOnnxModel) {
   EXPECT_NE(bert.err.find("lists its matrix products only"), std::string::npos) << bert.err;
 }
 
+// --warm-activations: the records of the other protocol are kept under their own device name, so
+// they never compete with the flushed ones for a best; glimpse compile takes them when asked to,
+// and only then.
+TEST_F(CliCpuTest, WarmActivationRecordsAreKeptApartAndCompiledOnRequest) {
+  const std::string model = TestDataPath("onnx/mobile_block_opset13.onnx");
+  CommandResult tuned = RunGlimpse(
+      CpuArgs({"--model", model, "--budget", "2", "--db", Db(), "--warm-activations", "--json"}));
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const Json report = Json::parse(tuned.out);
+  const std::string device = report["device"];
+  const std::string suffix = " [activations warm]";
+  ASSERT_GT(device.size(), suffix.size());
+  EXPECT_EQ(device.substr(device.size() - suffix.size()), suffix);
+  ASSERT_FALSE(report["tasks"].empty()) << tuned.out;
+  for (const Json& task : report["tasks"]) {
+    EXPECT_EQ(task["measurements"], 2) << task.dump();
+    EXPECT_EQ(task["by_status"].value("ok", 0), 2) << task.dump();
+    for (const TuningRecord& record : RecordsOf(Db(), task["workload_key"])) {
+      EXPECT_EQ(record.device, device);
+    }
+  }
+
+  CommandResult warm =
+      RunGlimpse({"compile", model, "--db", Db(), "-o", Db("warm"), "--warm-activations"});
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_NE(warm.out.find("4 kernels (4 tuned, "), std::string::npos) << warm.out;
+  EXPECT_NE(warm.out.find(", 0 default)"), std::string::npos) << warm.out;
+  EXPECT_NE(warm.out.find("measured with the activations warm"), std::string::npos) << warm.out;
+  CommandResult flushed = RunGlimpse({"compile", model, "--db", Db(), "-o", Db("flushed")});
+  ASSERT_EQ(flushed.exit_code, 0) << flushed.err;
+  EXPECT_NE(flushed.out.find("4 kernels (0 tuned, 0 from a ReLU sibling, 4 default)"),
+            std::string::npos)
+      << flushed.out;
+
+  // The flushed protocol on the same database starts from nothing: none of the warm records is
+  // resumed.
+  CommandResult cold =
+      RunGlimpse(CpuArgs({"--model", model, "--budget", "2", "--db", Db(), "--json"}));
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  for (const Json& task : Json::parse(cold.out)["tasks"]) {
+    EXPECT_EQ(task["resumed"], 0) << task.dump();
+    EXPECT_EQ(task["measurements"], 2) << task.dump();
+  }
+}
+
 }  // namespace
 }  // namespace glimpse::testing

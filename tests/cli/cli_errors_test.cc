@@ -108,6 +108,9 @@ TEST_F(CliErrorTest, CpuFlagsNeedTargetCpu) {
   ExpectError(TuneArgs({"--global-budget", "10"}), "--global-budget needs --target cpu");
   ExpectError(TuneArgs({"--threads", "1"}), "--threads needs --target cpu");
   ExpectError(TuneArgs({"--overlap-builds"}), "--overlap-builds needs --target cpu");
+  ExpectError(TuneArgs({"--warm-activations"}), "--warm-activations needs --target cpu");
+  ExpectError({"tune", "--target", "cuda", "--op", "dense:M=1,N=2,K=3", "--warm-activations"},
+              "--warm-activations needs --target cpu");
 }
 
 TEST_F(CliErrorTest, ReplayFlagsAreRefusedWithTargetCpu) {

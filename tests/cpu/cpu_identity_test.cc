@@ -62,5 +62,17 @@ TEST(CpuIdentity, ThisMachineIsNamedFromItsCpuinfo) {
   EXPECT_EQ(name.find('\n'), std::string::npos) << name;
 }
 
+TEST(CpuIdentity, TheWarmActivationsProtocolKeepsItsRecordsUnderItsOwnDevice) {
+  EXPECT_EQ(CpuRecordsDevice(false), CpuDeviceName());
+  EXPECT_EQ(CpuRecordsDevice(true), CpuDeviceName() + " [activations warm]");
+  const Operator op = ParseOperator("dense:M=1,N=8,K=16");
+  CpuTargetOptions options;
+  EXPECT_EQ(CpuTarget(options).MakeTask(op).device, CpuDeviceName());
+  options.warm_activations = true;
+  const CpuTarget warm(options);
+  EXPECT_EQ(warm.Device(), CpuRecordsDevice(true));
+  EXPECT_EQ(warm.MakeTask(op).device, CpuRecordsDevice(true));
+}
+
 }  // namespace
 }  // namespace glimpse

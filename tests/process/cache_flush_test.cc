@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -72,6 +74,42 @@ TEST(CacheFlusherTest, FlushingOperandsLeavesTheirContentsAsTheyWere) {
   CacheFlusher none;
   none.Flush({{values.data(), values.size() * sizeof(float)}});
   EXPECT_EQ(none.sweeps(), 0);
+  EXPECT_EQ(values, before);
+}
+
+TEST(CacheFlusherTest, WarmingOperandsLeavesTheirContentsAndTouchesNothingBeyondThem) {
+  // An operand filling a page between two pages that cannot be read or written: a line touched
+  // outside it would fault. Team sizes that do and do not divide its lines.
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* mapped =
+      mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  auto* bytes = static_cast<unsigned char*>(mapped);
+  ASSERT_EQ(mprotect(bytes, page, PROT_NONE), 0);
+  ASSERT_EQ(mprotect(bytes + 2 * page, page, PROT_NONE), 0);
+  unsigned char* operand = bytes + page;
+  for (size_t i = 0; i < page; ++i) operand[i] = static_cast<unsigned char>(i * 7 + 3);
+  const std::vector<unsigned char> before(operand, operand + page);
+  CacheFlusher flusher(4096);
+  const int threads = omp_get_max_threads();
+  for (int team : {1, 2, 3, 7}) {
+    omp_set_num_threads(team);
+    flusher.Warm({{operand, page}, {operand + 5, 101}});
+    EXPECT_EQ(std::vector<unsigned char>(operand, operand + page), before) << team << " threads";
+  }
+  omp_set_num_threads(threads);
+  EXPECT_EQ(flusher.sweeps(), 0);  // warming is not a flush
+  munmap(mapped, 3 * page);
+}
+
+TEST(CacheFlusherTest, WarmingAfterAFlushLeavesFloatOperandsAsTheyWere) {
+  std::vector<float> values(1001);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.25f - 9.0f;
+  const std::vector<float> before = values;
+  CacheFlusher flusher(4096);
+  const std::vector<FlushedOperand> operands = {{values.data() + 3, 990 * sizeof(float)}};
+  flusher.Flush(operands);
+  flusher.Warm(operands);
   EXPECT_EQ(values, before);
 }
 

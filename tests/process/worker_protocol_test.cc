@@ -29,6 +29,7 @@ TEST(WorkerProtocolTest, RequestRoundTrips) {
   request.flush_bytes = -1;
   request.rtol = 2e-3;
   request.seed = 7;
+  request.warm_activations = true;
   MeasureRequest back = MeasureRequestFromJson(Json::parse(MeasureRequestToJson(request).dump()));
   EXPECT_EQ(back.artifact, request.artifact);
   EXPECT_EQ(OperatorToString(back.op), OperatorToString(request.op));
@@ -39,6 +40,11 @@ TEST(WorkerProtocolTest, RequestRoundTrips) {
   EXPECT_EQ(back.flush_bytes, -1);
   EXPECT_DOUBLE_EQ(back.rtol, 2e-3);
   EXPECT_EQ(back.seed, 7u);
+  EXPECT_TRUE(back.warm_activations);
+  // A request from a runner that predates the field measures with everything flushed.
+  Json old = MeasureRequestToJson(request);
+  old.erase("warm_activations");
+  EXPECT_FALSE(MeasureRequestFromJson(old).warm_activations);
 }
 
 TEST(WorkerProtocolTest, BadRequestsNameTheField) {
@@ -69,6 +75,9 @@ TEST(WorkerProtocolTest, BadRequestsNameTheField) {
   Json seed = good;
   seed["seed"] = -3;
   EXPECT_PRED_FORMAT2(HasPart, error_of(seed), "'seed'");
+  Json warm = good;
+  warm["warm_activations"] = "yes";
+  EXPECT_PRED_FORMAT2(HasPart, error_of(warm), "'warm_activations' must be true or false");
   EXPECT_PRED_FORMAT2(HasPart, error_of(Json::array()), "must be a JSON object");
 }
 

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "compile_run.h"
 #include "format.h"
+#include "glimpse/cpu.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
 #include "glimpse/hardware.h"
@@ -36,6 +37,7 @@ struct CompileFlags {
   std::string out;
   std::string name;
   std::string layout = "nchw";
+  bool warm_activations = false;
   bool json = false;
 };
 
@@ -57,7 +59,7 @@ void RunCompile(const CompileFlags& flags) {
   }
   const CompileModelReport report =
       CompileForCli(*model.graph, flags.model, flags.input_shapes, flags.db, flags.out, flags.name,
-                    flags.layout == "blocked");
+                    flags.layout == "blocked", flags.warm_activations);
   if (flags.json) {
     std::cout << ReadJsonFile((fs::path(flags.out) / "glimpse-compile.json").string(),
                               "the manifest")
@@ -71,7 +73,8 @@ void RunCompile(const CompileFlags& flags) {
 CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
                                  const std::vector<std::string>& input_shapes,
                                  const std::string& db, const std::string& dir,
-                                 const std::string& name, bool blocked_activations) {
+                                 const std::string& name, bool blocked_activations,
+                                 bool warm_activations) {
   std::optional<Database> database;
   if (!db.empty()) {
     if (!fs::exists(db)) throw Error("--db '" + db + "': no such file");
@@ -83,6 +86,7 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
   options.database = database ? &*database : nullptr;
   options.log = &std::cerr;
   options.blocked_activations = blocked_activations;
+  options.device = CpuRecordsDevice(warm_activations);
   options.source = {{"model", IsOnnxPath(model) ? fs::absolute(model).string() : model},
                     {"input_shapes", InputShapesJson(input_shapes)},
                     {"database", db.empty() ? Json(nullptr) : Json(fs::absolute(db).string())}};
@@ -107,8 +111,9 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
   if (report.estimate_complete) {
     std::cout << fmt::format(
         "estimated from the tuned kernels' records: {:.3f} ms (plain ops not "
-        "included)\n",
-        report.estimated_kernels_s * 1e3);
+        "included; {})\n",
+        report.estimated_kernels_s * 1e3,
+        warm_activations ? "measured with the activations warm" : "measured with caches flushed");
   }
   std::cout << fmt::format(
       "build it: cmake -S {0} -B {0}/build && cmake --build {0}/build   "
@@ -387,6 +392,11 @@ void AddCompileCommands(CLI::App& app) {
                    "whose records are their own: tune them with the same --layout)")
       ->check(CLI::IsMember({"nchw", "blocked"}))
       ->capture_default_str();
+  compile->add_flag("--warm-activations", flags->warm_activations,
+                    "take the records tuned with glimpse tune --warm-activations (kept under the "
+                    "device name with '" +
+                        std::string(kWarmActivationsSuffix).substr(1) +
+                        "'), not those measured with every operand flushed");
   compile->add_flag("--json", flags->json, "print the artifact's manifest as JSON");
   compile->callback([flags] { RunCompile(*flags); });
 

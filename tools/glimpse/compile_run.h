@@ -18,7 +18,8 @@ namespace glimpse::cli {
 CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
                                  const std::vector<std::string>& input_shapes,
                                  const std::string& db, const std::string& dir,
-                                 const std::string& name, bool blocked_activations = false);
+                                 const std::string& name, bool blocked_activations = false,
+                                 bool warm_activations = false);
 
 struct RunFlags {
   std::string dir;

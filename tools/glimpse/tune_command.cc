@@ -53,8 +53,9 @@ const std::vector<std::string> kReplayOnly = {
 const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
                                               "--global-budget", "--run-timeout", "--build-jobs",
                                               "--build-timeout", "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads",    "--overlap-builds",  "--compile",
-                                           "--cost-model", "--hardware-budget", "--layout"};
+const std::vector<std::string> kCpuOnly = {"--threads",         "--overlap-builds",  "--compile",
+                                           "--cost-model",      "--hardware-budget", "--layout",
+                                           "--warm-activations"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -181,6 +182,12 @@ void AddTuneCommand(CLI::App& app) {
       "--overlap-builds", flags->overlap_builds,
       "cpu: compile the next candidates while measuring the current ones, the compiler kept on "
       "CPUs of its own (a quarter, at least one; --threads then counts the measuring CPUs)");
+  command->add_flag(
+      "--warm-activations", flags->warm_activations,
+      "cpu: time each candidate with its activation inputs back in the caches after the flush, as "
+      "the layers before leave them in a model (weights and output stay flushed); the records are "
+      "kept under the device name with '[activations warm]', apart from the flushed ones: "
+      "compile them with glimpse compile --warm-activations");
   command->add_option(
       "--run-timeout", flags->run_timeout_s,
       "cpu, cuda: seconds a candidate may run (check and timing) before it counts as "

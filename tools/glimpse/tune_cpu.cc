@@ -252,6 +252,7 @@ void RunCpuTune(const TuneFlags& given_flags) {
   target_options.build_jobs = flags.build_jobs;
   target_options.build_timeout_s = flags.build_timeout_s;
   target_options.overlap_builds = flags.overlap_builds;
+  target_options.warm_activations = flags.warm_activations;
   const CpuTarget target = [&] {
     try {
       return CpuTarget(target_options);
@@ -283,7 +284,7 @@ void RunCpuTune(const TuneFlags& given_flags) {
     // The tuned model as a library, built, checked and timed on 1 thread and on the tuning's.
     std::cout << "\n";
     CompileForCli(*graph, flags.model, flags.input_shapes, flags.database, flags.compile_dir, "",
-                  flags.layout == "blocked");
+                  flags.layout == "blocked", flags.warm_activations);
     RunFlags run;
     run.dir = flags.compile_dir;
     const int all =

@@ -32,6 +32,7 @@ struct TuneFlags {
   int64_t global_budget = 0;
   int threads = 0;
   bool overlap_builds = false;
+  bool warm_activations = false;  // --warm-activations: CpuTargetOptions::warm_activations
   std::string compile_dir;      // --compile DIR: the tuned model compiled, built, checked and timed
   std::string layout = "nchw";  // --layout: nchw, or blocked (activations kept NCHW[b]c)
   std::string cost_model;       // --cost-model FILE: a performance model (glimpse train perf-model)

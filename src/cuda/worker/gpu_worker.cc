@@ -156,6 +156,13 @@ class Worker {
   }
 
   MeasureAnswer Measure(const MeasureRequest& request) {
+    if (request.warm_activations) {
+      // No GPU runner asks for it: the L2 flush is the GPU protocol's only cache state.
+      throw Failure{MeasureStatus::kRuntimeDevice,
+                    "warm_activations is a CPU worker request field; the GPU worker measures with "
+                    "the L2 flushed",
+                    false};
+    }
     GpuArtifact artifact;
     try {
       artifact = ReadGpuArtifact(request.artifact);
