@@ -7,7 +7,7 @@
 # the records are exported and FROM's picks and the new ones are measured by the same build beside
 # oneDNN's blocked primitive, rotating every round (bench/cpu_alternate_vs_onednn.py).
 #   BIN=/path/to/bin OUT=/path/to/dir FROM=records.jsonl.gz BUDGET=1000 \
-#     [MODEL=resnet18|resnet50|vgg16] [LABEL=at256] [ROUNDS=3] [STOP_AT=HH:MM] ./continue.sh
+#     [MODEL=resnet18|resnet50|vgg16|mobilenet_v2] [LABEL=at256] [ROUNDS=3] [STOP_AT=HH:MM] ./continue.sh
 # STOP_AT: stop the tuning at that UTC time (and skip the comparison) if it has not ended.
 set -e
 out=${OUT:?}
@@ -40,7 +40,7 @@ echo "$(date -u +%FT%TZ) tuning ended, exit status $rc" >> "$out/sittings.log"
 [ "$rc" -ne 0 ] && exit "$rc"
 "$BIN/glimpse" db export --db "$db" | gzip > "$out/at$budget.jsonl.gz"
 conv="$out/${model}_conv_tasks.txt"
-grep -E '^(#|conv2d)' "$list" > "$conv"
+grep -E '^(#|conv2d|depthwise_conv2d)' "$list" > "$conv"
 python3 bench/cpu_alternate_vs_onednn.py --run "$label=$out/from.db" --run "at$budget=$db" \
   --tasks "$conv" --rounds "${ROUNDS:-3}" --threads 2 --bench "$BIN/bench_cpu_templates" \
   --baselines "$BIN/cpu_baselines" --out "$out/$model.json" > "$out/$model.md"
