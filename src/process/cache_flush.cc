@@ -74,24 +74,31 @@ void CacheFlusher::Resize(int64_t bytes) {
 
 namespace {
 
+// Calls visit(address) with one address inside each 64-byte line that holds a byte of `operand`
+// (the line's first byte inside the operand), the default OpenMP team splitting the lines into
+// contiguous slices.
+template <typename Visit>
+void ForEachLineInParallel(const FlushedOperand& operand, Visit visit) {
+  if (operand.data == nullptr || operand.bytes == 0) return;
+  const auto start = reinterpret_cast<uintptr_t>(operand.data);
+  const auto first = start / static_cast<uintptr_t>(kCacheLineBytes);
+  const auto last = (start + operand.bytes - 1) / static_cast<uintptr_t>(kCacheLineBytes);
+  const auto lines = static_cast<int64_t>(last - first + 1);
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
+    for (int64_t i = begin; i < end; ++i) {
+      const uintptr_t line = (first + static_cast<uintptr_t>(i)) * kCacheLineBytes;
+      visit(std::max(line, start));
+    }
+  }
+}
+
 void FlushLines(const std::vector<FlushedOperand>& operands) {
   for (const FlushedOperand& operand : operands) {
-    if (operand.data == nullptr || operand.bytes == 0) continue;
-    // From the line that holds the first byte to the one that holds the last.
-    const auto first =
-        reinterpret_cast<uintptr_t>(operand.data) / static_cast<uintptr_t>(kCacheLineBytes);
-    const auto last = (reinterpret_cast<uintptr_t>(operand.data) + operand.bytes - 1) /
-                      static_cast<uintptr_t>(kCacheLineBytes);
-    const auto lines = static_cast<int64_t>(last - first + 1);
-#pragma omp parallel
-    {
-      const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
-      const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
-      for (int64_t i = begin; i < end; ++i) {
-        _mm_clflush(reinterpret_cast<const void*>((first + static_cast<uintptr_t>(i)) *
-                                                  static_cast<uintptr_t>(kCacheLineBytes)));
-      }
-    }
+    ForEachLineInParallel(operand,
+                          [](uintptr_t address) { _mm_clflush(reinterpret_cast<void*>(address)); });
   }
   _mm_mfence();
 }
@@ -119,27 +126,13 @@ void CacheFlusher::Flush(const std::vector<FlushedOperand>& operands) {
 }
 
 void CacheFlusher::Warm(const std::vector<FlushedOperand>& operands) {
-  if (bytes_ == 0) return;
+  if (bytes_ == 0 || operands.empty()) return;
   for (const FlushedOperand& operand : operands) {
-    if (operand.data == nullptr || operand.bytes == 0) continue;
-    // A line is touched through its first byte inside the operand, so nothing outside it is
-    // written.
-    auto* const base = static_cast<unsigned char*>(const_cast<void*>(operand.data));
-    const auto start = reinterpret_cast<uintptr_t>(base);
-    const auto first = start / static_cast<uintptr_t>(kCacheLineBytes);
-    const auto last = (start + operand.bytes - 1) / static_cast<uintptr_t>(kCacheLineBytes);
-    const auto lines = static_cast<int64_t>(last - first + 1);
-#pragma omp parallel
-    {
-      const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
-      const int64_t begin = lines * thread / threads, end = lines * (thread + 1) / threads;
-      for (int64_t i = begin; i < end; ++i) {
-        const uintptr_t line = (first + static_cast<uintptr_t>(i)) * kCacheLineBytes;
-        // volatile: the load and the store are both made, never folded away.
-        volatile unsigned char* byte = base + (std::max(line, start) - start);
-        *byte = *byte;
-      }
-    }
+    ForEachLineInParallel(operand, [](uintptr_t address) {
+      // volatile: the load and the store are both made, never folded away.
+      volatile unsigned char* byte = reinterpret_cast<unsigned char*>(address);
+      *byte = *byte;
+    });
   }
   _mm_mfence();
 }
