@@ -1,14 +1,14 @@
 #!/bin/bash
 # A model's whole graph (torchvision's export, activations blocked) with the picks of several
 # budgets, each compiled by the same build and run alternating beside ONNX Runtime, ROUNDS rounds,
-# and (TORCH=1) PyTorch eager right after each round at the same thread counts. Every database
+# and (TORCH=1) PyTorch eager right after each round at the same thread counts. A ResNet's database
 # holds the plain seeded @64 run (for the dense classifier) beside the blocked records of one
 # budget: @64 the peeling build's run (../peel/<model>_retuned, as
 # ../../../model_compile/blocked_zen4.sh assembles it), any other budget B the record export
 # $OUT/atB.jsonl.gz (run.sh's @256, continue.sh's @1000) or the file named by AT_B.
 # OUT: where the libraries and the results go.
-#   BIN=/path/to/bin OUT=/path/to/dir [MODEL=resnet18|resnet50] [BUDGETS="64 256"]
-#     [AT_1000=records.jsonl.gz] [ROUNDS="1 2"] [TORCH=1] ./whole.sh
+#   BIN=/path/to/bin OUT=/path/to/dir [MODEL=resnet18|resnet50|mobilenet_v2] [BUDGETS="64 256"]
+#     [AT_64=records.jsonl.gz] [AT_1000=records.jsonl.gz] [ROUNDS="1 2"] [TORCH=1] ./whole.sh
 set -e
 cd "$(git rev-parse --show-toplevel)"
 model=${MODEL:-resnet18}
@@ -17,6 +17,9 @@ r=bench/results/cpu_models_64
 declare -A plain=(
   [resnet18]="$r/blocked/resnet18/resnet18_tseeds4.jsonl.gz"
   [resnet50]="$r/template_seeds/resnet50_tseeds4.jsonl.gz"
+  # MobileNet-v2's records come from a whole-model tuning (../warm/run.sh's retuned run and its
+  # continuation), which tuned the classifier with the rest: nothing to add.
+  [mobilenet_v2]=""
 )
 records_of() {
   local named="AT_$1"
@@ -27,6 +30,7 @@ records_of() {
 for b in $budgets; do
   rm -f "$OUT/whole$b.db"
   for part in "${plain[$model]}" "$(records_of "$b")"; do
+    if [ -z "$part" ]; then continue; fi
     zcat "$part" > "$OUT/import.jsonl"
     "$BIN/glimpse" db import --db "$OUT/whole$b.db" "$OUT/import.jsonl" > /dev/null
   done
