@@ -24,6 +24,15 @@
 //   CMakeLists.txt
 //   glimpse-compile.json what was compiled: the model's source, each layer's operator, workload,
 //                        configuration and where it came from, the plan's sizes
+//
+// The CUDA target (target = "cuda"; docs/compile.md, "The CUDA target") follows the same design:
+// the same layers, steps and workspace plan, each layer's kernel generated from the GPU template
+// (glimpse/gpu.h) with the database's best record of the GPU named by `device`, the other ops as
+// plain CUDA kernels, and the weights and prepared weights copied into the device workspace by
+// <name>_init. Its files: <name>.h (device pointers and a stream), model.cu, kernel_<k>.cu (one
+// per distinct operator, with a host launcher), glimpse_model_ops.cuh, weights.bin/weights.cc,
+// harness.cc (timed with CUDA events) and a CMake project for `cuda_arch`. It builds with nvcc on
+// a machine without a GPU; running it needs one.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +59,11 @@ struct CompileModelOptions {
   // their layers become the blocked operators (in_block / out_block, other workload keys than the
   // NCHW ones), and the run reorders a tensor where a reader wants the other layout.
   bool blocked_activations = false;
+  // "cpu" (this machine) or "cuda" (an NVIDIA GPU: `device` names the GPU whose records count —
+  // empty: none, every kernel a default — and `cuda_arch` the architecture to build for; empty:
+  // DefaultCudaArch()). The CUDA target keeps activations NCHW (blocked_activations refused).
+  std::string target = "cpu";
+  std::string cuda_arch;
 };
 
 // One distinct operator of the compiled model and the configuration its kernel was made from.
@@ -94,5 +108,15 @@ std::string LibraryIdentifier(const std::string& name);
 // valid configurations sampled with `seed`, the one the roofline of the machine profile
 // (glimpse/perf_predictor.h) estimates fastest.
 Json DefaultCpuConfig(const Operator& op, int candidates = 256, uint64_t seed = 0);
+
+// The default configuration of an operator's GPU space (glimpse/gpu.h) for architecture `arch`
+// when the database has no record: among `candidates` valid configurations sampled with `seed`,
+// those whose launch fits the architecture's limits (CheckLaunch), ranked by a rule of thumb —
+// 64 to 256 threads a block first, then the launch whose threads come nearest to twice what the
+// GPU holds at once (SMs × threads per SM; 132 SMs, an H100's, where the limits do not say) —
+// and, where NVRTC is in the build, the first of them whose compiled kernel fits its registers
+// and shared memory (CheckResources). A guess, not a measurement. Throws Error when none fits.
+Json DefaultCudaConfig(const Operator& op, const std::string& arch, int candidates = 256,
+                       uint64_t seed = 0);
 
 }  // namespace glimpse

@@ -25,6 +25,21 @@ std::string CMakeListsText(const std::string& name, const std::vector<std::strin
 // weights.cc: the embedding of weights.bin.
 std::string WeightsSourceText(const std::string& name);
 
+// ---- The CUDA target (cuda_artifact_text.cc, cuda_runtime_ops.cc)
+
+// glimpse_model_ops.cuh: the untuned ops as CUDA kernels, with the CPU target's functions.
+const char* CudaRuntimeOpsHeader();
+// <name>.h: the C API over device pointers and a stream (`arch`: what the kernels were made for).
+std::string CudaCHeaderText(const std::string& name, const std::string& source,
+                            const std::string& arch, const std::vector<TensorSignature>& inputs,
+                            const std::vector<TensorSignature>& outputs);
+// harness.cc: the <name>_run program (CUDA runtime API, CUDA events).
+std::string CudaHarnessText(const std::string& name);
+// CMakeLists.txt: CUDA and C++, CMAKE_CUDA_ARCHITECTURES defaulting to `arch` ("sm_90" → 90),
+// the model's sources model.cu, weights.cc and `kernel_files`.
+std::string CudaCMakeListsText(const std::string& name, const std::string& arch,
+                               const std::vector<std::string>& kernel_files);
+
 // `text` as a C string literal, quotes included (quotes, backslashes and control characters
 // escaped; other bytes, UTF-8 included, as they are).
 std::string CStringLiteral(const std::string& text);

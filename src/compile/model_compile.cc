@@ -5,6 +5,8 @@
 //     activations a reorder before a step that reads a tensor in the other layout;
 //   - WorkspacePlan: intermediate tensors placed in one workspace, reused once dead;
 //   - the model.cc text: a pointer expression per tensor, a call per step;
+//   - the model.cu text of the CUDA target: the same steps as launches on a stream, the weights
+//     and prepared weights in the device workspace;
 //   - CompileModel: every file of the artifact and its manifest.
 #include "glimpse/model_compile.h"
 
@@ -27,7 +29,9 @@
 #include "glimpse/activation_layouts.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cpu_seeds.h"
+#include "glimpse/cuda.h"
 #include "glimpse/error.h"
+#include "glimpse/gpu.h"
 #include "glimpse/perf_predictor.h"
 #include "glimpse/random.h"
 
@@ -113,6 +117,16 @@ class Compiler {
   CompileModelReport Run() {
     ValidateModelGraph(graph_);
     if (options_.out_dir.empty()) throw Error("compile: no output directory");
+    if (options_.target != "cpu" && options_.target != "cuda") {
+      throw Error("compile: unknown target '" + options_.target + "'; accepted: cpu, cuda");
+    }
+    if (cuda() && options_.blocked_activations) {
+      throw Error(
+          "compile: the CUDA target keeps activations NCHW (its templates take no channel-blocked "
+          "layout); drop the blocked layout");
+    }
+    if (cuda()) cuda_arch_ = options_.cuda_arch.empty() ? DefaultCudaArch() : options_.cuda_arch;
+    if (cuda()) cuda_limits_ = GpuLimitsForArch(cuda_arch_);
     report_.name = LibraryIdentifier(options_.name.empty() ? graph_.name : options_.name);
     report_.dir = options_.out_dir;
     std::vector<std::string> untunable;
@@ -126,6 +140,11 @@ class Compiler {
     PlanMemory();
     fs::create_directories(options_.out_dir);
     const fs::path dir(options_.out_dir);
+    if (cuda()) {
+      WriteCudaFiles(dir);
+      report_.steps = static_cast<int64_t>(steps_.size());
+      return report_;
+    }
     WriteText(dir / "model.cc", ModelSource());
     WriteText(dir / "kernels.cc", kernel_sources_);
     WriteText(dir / "glimpse_model_ops.h", compile::RuntimeOpsHeader());
@@ -143,6 +162,13 @@ class Compiler {
   }
 
  private:
+  bool cuda() const { return options_.target == "cuda"; }
+
+  // The operator's task on the target: the CPU space of this machine, or the GPU space.
+  Task MakeTask(const Operator& op, const std::string& device) const {
+    return cuda() ? MakeGpuTask(op, device) : MakeCpuTask(op);
+  }
+
   void Warn(const std::string& text) {
     report_.warnings.push_back(text);
     if (options_.log) *options_.log << "glimpse: warning: " << text << "\n";
@@ -151,7 +177,7 @@ class Compiler {
   // ---- Kernels
 
   void ChooseKernels() {
-    const std::string device = options_.device.empty() ? CpuDeviceName() : options_.device;
+    const std::string device = RecordsDevice();
     std::map<std::string, int> by_op;
     for (const GraphLayer& layer : layers_) {
       const std::string text = OperatorToString(layer.layer.op);
@@ -165,7 +191,7 @@ class Compiler {
       const int index = static_cast<int>(report_.kernels.size());
       by_op[text] = index;
       kernel_of_layer_.push_back(index);
-      const Task task = MakeCpuTask(layer.layer.op);
+      const Task task = MakeTask(layer.layer.op, device);
       CompiledKernel kernel;
       kernel.op_text = text;
       kernel.workload_key = task.WorkloadKey();
@@ -173,10 +199,12 @@ class Compiler {
       kernel.layers = 1;
       kernel.layer_names = {layer.layer.name};
       std::vector<TuningRecord> best;
-      if (options_.database) best = options_.database->Best(kernel.workload_key, device, 1);
+      if (options_.database && !device.empty()) {
+        best = options_.database->Best(kernel.workload_key, device, 1);
+      }
       std::optional<TuningRecord> sibling;
       std::string sibling_op;
-      if (best.empty() && options_.database)
+      if (best.empty() && options_.database && !device.empty())
         sibling = SiblingBest(layer.layer.op, task, device, &sibling_op);
       if (!best.empty() && best.front().status == MeasureStatus::kOk) {
         kernel.config = best.front().config;
@@ -191,12 +219,22 @@ class Compiler {
                         "{} (the same shape with another epilogue, {:.4g} ms)",
                         text, layer.layer.name, device, sibling_op, sibling->time_s * 1e3));
       } else {
-        kernel.config = DefaultCpuConfig(layer.layer.op);
+        kernel.config = cuda() ? DefaultCudaConfig(layer.layer.op, cuda_arch_)
+                               : DefaultCpuConfig(layer.layer.op);
         kernel.origin = "default";
-        Warn(fmt::format(
-            "{} (layer {}): no tuning record on {}{}; using the default configuration "
-            "(tune it: glimpse tune --target cpu --op '{}')",
-            text, layer.layer.name, device, options_.database ? "" : " (no database given)", text));
+        Warn(
+            fmt::format("{} (layer {}): no tuning record on {}{}; using the default configuration "
+                        "(tune it: glimpse tune --target {} --op '{}')",
+                        text, layer.layer.name, device.empty() ? "the GPU" : device,
+                        !options_.database ? " (no database given)"
+                        : device.empty()   ? " (no GPU named; --device)"
+                                           : "",
+                        cuda() ? "cuda" : "cpu", text));
+      }
+      if (cuda()) {
+        AddCudaKernel(task, kernel, text);
+        report_.kernels.push_back(std::move(kernel));
+        continue;
       }
       const std::string source =
           GenerateCpuKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
@@ -216,6 +254,68 @@ class Compiler {
         report_.estimate_complete = false;  // a sibling's time is another program's
       }
     }
+  }
+
+  // Whose records count: the CPU's (or the named device's); on the CUDA target the GPU named,
+  // or none.
+  std::string RecordsDevice() const {
+    if (cuda()) return options_.device;
+    return options_.device.empty() ? CpuDeviceName() : options_.device;
+  }
+
+  // The CUDA target's kernel of `kernel.config` (a default's with a warning when a record's does
+  // not launch on the architecture), in its own file with the host's launchers.
+  void AddCudaKernel(const Task& task, CompiledKernel& kernel, const std::string& text) {
+    CudaKernel generated;
+    std::string refused;
+    try {
+      generated = GenerateCudaKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
+      const GpuCheck check = CheckLaunch(generated, cuda_limits_);
+      if (!check.ok()) refused = check.reason;
+    } catch (const Error& e) {
+      refused = e.what();
+    }
+    if (!refused.empty()) {
+      if (kernel.origin == "default") throw Error("compile: " + text + ": " + refused);
+      Warn(fmt::format("{}: the {} configuration does not build for {} ({}); using the default",
+                       text, kernel.origin, cuda_arch_, refused));
+      const Operator op = OperatorFromJson(task.description);
+      kernel.config = DefaultCudaConfig(op, cuda_arch_);
+      kernel.origin = "default";
+      kernel.best_time_s = 0.0;
+      generated = GenerateCudaKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
+    }
+    const std::string file = fmt::format("kernel_{}.cu", cuda_kernels_.size());
+    auto args = [](int count, const std::string& extra) {
+      std::vector<std::string> out;
+      for (int i = 0; i < count; ++i) out.push_back(fmt::format("in[{}]", i));
+      out.push_back(extra);
+      return fmt::format("{}", fmt::join(out, ", "));
+    };
+    auto dims = [](const std::array<int64_t, 3>& d) {
+      return fmt::format("dim3({}, {}, {})", d[0], d[1], d[2]);
+    };
+    std::string code = fmt::format(
+        "// {}: {} ({}{}), generated by glimpse compile for {}.\n#include <cuda_runtime.h>\n\n{}\n"
+        "// The host's launchers, which model.cu calls: the template's launch configuration.\n"
+        "extern \"C\" void {}_launch(const float* const* in, float* prepared, float* out, "
+        "cudaStream_t stream) {{\n  (void)prepared;\n  {}<<<{}, {}, 0, stream>>>({});\n}}\n",
+        kernel.symbol, text, kernel.origin,
+        kernel.origin == "tuned" ? fmt::format(", {:.4g} ms measured", kernel.best_time_s * 1e3)
+                                 : "",
+        cuda_arch_, generated.code, kernel.symbol, kernel.symbol, dims(generated.launch.grid),
+        dims(generated.launch.block),
+        args(generated.num_inputs, generated.has_prepare ? "prepared, out" : "out"));
+    if (generated.has_prepare) {
+      code += fmt::format(
+          "extern \"C\" void {0}_launch_prepare(const float* const* in, float* prepared, "
+          "cudaStream_t stream) {{\n  {0}_prepare<<<{1}, {2}, 0, stream>>>({3});\n}}\n",
+          kernel.symbol, dims(generated.prepare_launch.grid), dims(generated.prepare_launch.block),
+          args(generated.num_inputs, "prepared"));
+    }
+    cuda_files_.emplace_back(file, std::move(code));
+    has_prepare_.push_back(generated.has_prepare);
+    cuda_kernels_.push_back(std::move(generated));
   }
 
   // The best ok record of the same shape with another activation or residual epilogue (the
@@ -244,7 +344,7 @@ class Compiler {
     std::stable_sort(siblings.begin(), siblings.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [changed, sibling] : siblings) {
-      const Task other = MakeCpuTask(sibling);
+      const Task other = MakeTask(sibling, device);
       const std::vector<TuningRecord> best =
           options_.database->Best(other.WorkloadKey(), device, 1);
       if (best.empty() || best.front().status != MeasureStatus::kOk) continue;
@@ -439,6 +539,14 @@ class Compiler {
       prelude = fmt::format("glimpse_rt::TransposeLast2({}, {}, {}, {}, {}); ", inputs[1],
                             scratch_.at(static_cast<int>(s)), batch, b[b.size() - 2], b.back());
       inputs[1] = scratch_.at(static_cast<int>(s));
+    }
+    if (cuda()) {
+      const auto prepared = prepared_offset_.find(step.layer);
+      return fmt::format(
+          "{{ {}const float* in[] = {{{}}}; {}_launch(in, {}, {}, stream); }}", prelude,
+          fmt::join(inputs, ", "), kernel.symbol,
+          prepared == prepared_offset_.end() ? "nullptr" : fmt::format("P + {}", prepared->second),
+          At(step.writes));
     }
     if (has_prepare_[kernel_of_layer_[step.layer]]) {
       inputs.push_back(fmt::format("g_prepared[{}]", step.layer));
@@ -656,6 +764,148 @@ class Compiler {
     return text;
   }
 
+  // ---- The CUDA target's files
+
+  void WriteCudaFiles(const fs::path& dir) {
+    // The workspace: the weights, then each layer's prepared weights, then the intermediates.
+    int64_t prepared_floats = 0;
+    for (const Step& step : steps_) {
+      if (step.layer < 0 || !has_prepare_[kernel_of_layer_[step.layer]]) continue;
+      prepared_offset_[step.layer] = prepared_floats;
+      prepared_floats += AlignUp(cuda_kernels_[kernel_of_layer_[step.layer]].prepared_floats);
+    }
+    const int64_t weight_floats = static_cast<int64_t>(weights_.size());
+    intermediate_bytes_ = report_.workspace_bytes;
+    report_.workspace_bytes += (weight_floats + prepared_floats) * int64_t{sizeof(float)};
+    std::vector<std::string> kernel_files;
+    for (const auto& [file, code] : cuda_files_) {
+      WriteText(dir / file, code);
+      kernel_files.push_back(file);
+    }
+    WriteText(dir / "model.cu", CudaModelSource(weight_floats, prepared_floats));
+    WriteText(dir / "glimpse_model_ops.cuh", compile::CudaRuntimeOpsHeader());
+    WriteText(dir / (report_.name + ".h"),
+              compile::CudaCHeaderText(
+                  report_.name, graph_.source.empty() ? graph_.name : graph_.source, cuda_arch_,
+                  Signatures(graph_.inputs), Signatures(graph_.outputs)));
+    WriteText(dir / "harness.cc", compile::CudaHarnessText(report_.name));
+    WriteText(dir / "weights.cc", compile::WeightsSourceText(report_.name));
+    WriteText(dir / "CMakeLists.txt",
+              compile::CudaCMakeListsText(report_.name, cuda_arch_, kernel_files));
+    WriteWeights(dir / "weights.bin");
+    WriteText(dir / "glimpse-compile.json", Manifest().dump(2) + "\n");
+  }
+
+  std::string CudaModelSource(int64_t weight_floats, int64_t prepared_floats) const {
+    const std::string& name = report_.name;
+    std::string text = fmt::format(
+        "// model.cu — the model {0} for NVIDIA GPUs ({1}): its steps in graph order, launched on\n"
+        "// one stream over one device workspace (the weights, the prepared weights, the\n"
+        "// intermediate tensors). Generated by glimpse compile from {2}.\n"
+        "#include <cuda_runtime.h>\n\n#include <cstdint>\n#include <limits>\n\n"
+        "#include \"{0}.h\"\n#include \"glimpse_model_ops.cuh\"\n\n"
+        "extern \"C\" {{\nextern const float {0}_weights[];\n",
+        name, cuda_arch_, graph_.source.empty() ? graph_.name : graph_.source);
+    for (size_t k = 0; k < report_.kernels.size(); ++k) {
+      const std::string& symbol = report_.kernels[k].symbol;
+      text += fmt::format(
+          "void {}_launch(const float* const* in, float* prepared, float* out, cudaStream_t "
+          "stream);\n",
+          symbol);
+      if (has_prepare_[k]) {
+        text += fmt::format(
+            "void {}_launch_prepare(const float* const* in, float* prepared, cudaStream_t "
+            "stream);\n",
+            symbol);
+      }
+    }
+    text += "}\n\nnamespace {\n\n";
+    text += fmt::format(
+        "constexpr size_t kWeightFloats = {}, kPreparedFloats = {};\n"
+        "constexpr size_t kWorkspaceBytes = {};  // the weights, prepared weights, intermediates\n",
+        weight_floats, prepared_floats, report_.workspace_bytes);
+    auto sizes = [&](const std::vector<int>& tensors) {
+      std::vector<int64_t> out;
+      for (int t : tensors) out.push_back(graph_.tensors[t].Elements());
+      return out;
+    };
+    text += fmt::format("constexpr int kInputs = {}, kOutputs = {};\n", graph_.inputs.size(),
+                        graph_.outputs.size());
+    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n",
+                        fmt::join(sizes(graph_.inputs), ", "));
+    text += fmt::format("constexpr size_t kOutputSizes[] = {{{}}};\n\n",
+                        fmt::join(sizes(graph_.outputs), ", "));
+    std::vector<std::string> names, kinds;
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      names.push_back(compile::CStringLiteral(StepLabel(s)));
+      kinds.push_back(compile::CStringLiteral(StepKind(s)));
+    }
+    text += fmt::format(
+        "// The steps.\nconstexpr int kSteps = {};\n"
+        "const char* const kStepNames[] = {{\n    {}}};\n"
+        "const char* const kStepKinds[] = {{{}}};\n\n",
+        steps_.size(), fmt::join(names, ",\n    "), fmt::join(kinds, ", "));
+    text +=
+        "bool BadWorkspace(const void* workspace) {\n"
+        "  return (kWorkspaceBytes > 0 && !workspace) ||\n"
+        "         reinterpret_cast<uintptr_t>(workspace) % 64 != 0;\n}\n\n";
+    text +=
+        "// The kernels that transform their weights once do so here.\n"
+        "void PrepareWeights(const float* W, float* P, cudaStream_t stream) {\n"
+        "  (void)W;\n  (void)P;\n  (void)stream;\n";
+    for (const Step& step : steps_) {
+      if (step.layer < 0 || !has_prepare_[kernel_of_layer_[step.layer]]) continue;
+      const std::string& symbol = report_.kernels[kernel_of_layer_[step.layer]].symbol;
+      std::vector<std::string> inputs;
+      for (int t : step.reads) inputs.push_back(Tensor(t).constant ? At(t) : "nullptr");
+      text += fmt::format(
+          "  {{ const float* in[] = {{{}}}; {}_launch_prepare(in, P + {}, stream); }}\n",
+          fmt::join(inputs, ", "), symbol, prepared_offset_.at(step.layer));
+    }
+    text += "}\n\n}  // namespace\n\n";
+    text += fmt::format(
+        "extern \"C\" size_t {0}_workspace_size(void) {{ return kWorkspaceBytes; }}\n"
+        "extern \"C\" int {0}_num_inputs(void) {{ return kInputs; }}\n"
+        "extern \"C\" int {0}_num_outputs(void) {{ return kOutputs; }}\n"
+        "extern \"C\" size_t {0}_input_size(int i) {{ return i >= 0 && i < kInputs ? "
+        "kInputSizes[i] : 0; }}\n"
+        "extern \"C\" size_t {0}_output_size(int i) {{ return i >= 0 && i < kOutputs ? "
+        "kOutputSizes[i] : 0; }}\n"
+        "extern \"C\" int {0}_num_steps(void) {{ return kSteps; }}\n"
+        "extern \"C\" const char* {0}_step_name(int i) {{ return i >= 0 && i < kSteps ? "
+        "kStepNames[i] : \"\"; }}\n"
+        "extern \"C\" const char* {0}_step_kind(int i) {{ return i >= 0 && i < kSteps ? "
+        "kStepKinds[i] : \"\"; }}\n\n"
+        "extern \"C\" int {0}_init(void* workspace, void* stream_handle) {{\n"
+        "  if (BadWorkspace(workspace)) return cudaErrorInvalidValue;\n"
+        "  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);\n"
+        "  float* W = static_cast<float*>(workspace);\n"
+        "  cudaError_t status = cudaMemcpyAsync(W, {0}_weights, kWeightFloats * sizeof(float),\n"
+        "                                       cudaMemcpyHostToDevice, stream);\n"
+        "  if (status != cudaSuccess) return status;\n"
+        "  glimpse_rt::Stream() = stream;\n"
+        "  PrepareWeights(W, W + kWeightFloats, stream);\n"
+        "  return cudaGetLastError();\n}}\n\n"
+        "extern \"C\" int {0}_run(const float* const* inputs, float* const* outputs, void* "
+        "workspace, void* stream_handle) {{\n"
+        "  if (!inputs || !outputs || BadWorkspace(workspace)) return cudaErrorInvalidValue;\n"
+        "  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);\n"
+        "  glimpse_rt::Stream() = stream;\n"
+        "  const float* W = static_cast<const float*>(workspace);\n"
+        "  float* P = static_cast<float*>(workspace) + kWeightFloats;\n"
+        "  float* ws = P + kPreparedFloats;\n"
+        "  (void)W;\n  (void)P;\n  (void)ws;\n",
+        name);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      std::string comment = StepLabel(s);
+      std::replace_if(
+          comment.begin(), comment.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+      text += fmt::format("  // {}\n  {}\n", comment, StepCall(s));
+    }
+    text += "  return cudaGetLastError();\n}\n";
+    return text;
+  }
+
   // What step `s` computes, as its comment in model.cc and its name in the profile.
   std::string StepLabel(size_t s) const {
     const Step& step = steps_[s];
@@ -727,10 +977,11 @@ class Compiler {
             {"name", report_.name},
             {"source", options_.source},
             {"graph", graph_.source},
-            {"target", "cpu"},
-            {"device", options_.device.empty() ? CpuDeviceName() : options_.device},
-            {"template_version", kCpuTemplateVersion},
-            {"kernel_flags", KernelFlags()},
+            {"target", options_.target},
+            {"device", RecordsDevice()},
+            {"arch", cuda() ? Json(cuda_arch_) : Json(nullptr)},
+            {"template_version", cuda() ? Json(nullptr) : Json(kCpuTemplateVersion)},
+            {"kernel_flags", cuda() ? Json::array() : Json(KernelFlags())},
             {"inputs", tensors(graph_.inputs)},
             {"outputs", tensors(graph_.outputs)},
             {"kernels", kernels},
@@ -740,6 +991,7 @@ class Compiler {
             {"reorder_floats", report_.reorder_floats},
             {"weight_bytes", report_.weight_bytes},
             {"workspace_bytes", report_.workspace_bytes},
+            {"intermediate_bytes", cuda() ? intermediate_bytes_ : report_.workspace_bytes},
             {"estimated_kernels_s", report_.estimated_kernels_s},
             {"estimate_complete", report_.estimate_complete},
             {"warnings", report_.warnings}};
@@ -760,6 +1012,14 @@ class Compiler {
   std::map<int, std::string> scratch_;                      // step → its scratch pointer
   std::map<int, int64_t> weight_offset_;
   std::vector<float> weights_;
+  // The CUDA target: the architecture and its limits, each kernel as generated and its file
+  // (name, text), each prepared layer's offset in the prepared weights, the intermediates' bytes.
+  std::string cuda_arch_;
+  GpuLimits cuda_limits_;
+  std::vector<CudaKernel> cuda_kernels_;
+  std::vector<std::pair<std::string, std::string>> cuda_files_;
+  std::map<int, int64_t> prepared_offset_;
+  int64_t intermediate_bytes_ = 0;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "cli_fixture.h"
+#include "glimpse/cuda.h"
 #include "glimpse/database.h"
 
 namespace glimpse::testing {
@@ -513,6 +515,49 @@ TEST_F(CliCpuTest, CompileThenRunAnOnnxModel) {
   CommandResult bert = RunGlimpse({"compile", "bert_base_layer", "-o", Db("bert")});
   EXPECT_EQ(bert.exit_code, 2);
   EXPECT_NE(bert.err.find("lists its matrix products only"), std::string::npos) << bert.err;
+}
+
+// `glimpse compile --target cuda` then `glimpse run`: the artifact builds with nvcc; where a CUDA
+// device is, it runs and matches the reference; where none is, `glimpse run` says that nothing
+// ran. What the CUDA target does not do is refused by name.
+TEST_F(CliCpuTest, CompileForCudaThenRun) {
+  const std::string dir = Db("cuda");
+  CommandResult compiled = RunGlimpse({"compile", TestDataPath("onnx/residual_block.onnx"),
+                                       "--target", "cuda", "--arch", "sm_80", "-o", dir});
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  EXPECT_NE(compiled.out.find("for NVIDIA GPUs (sm_80); records of no GPU"), std::string::npos)
+      << compiled.out;
+  std::ifstream manifest_in(dir + "/glimpse-compile.json");
+  const Json manifest = Json::parse(manifest_in);
+  EXPECT_EQ(manifest["target"], "cuda");
+  EXPECT_EQ(manifest["arch"], "sm_80");
+
+  CommandResult profiled = RunGlimpse({"run", dir, "--profile"});
+  EXPECT_EQ(profiled.exit_code, 2);
+  EXPECT_NE(profiled.err.find("was compiled for CUDA"), std::string::npos) << profiled.err;
+  CommandResult blocked = RunGlimpse({"compile", TestDataPath("onnx/residual_block.onnx"),
+                                      "--target", "cuda", "--layout", "blocked", "-o", Db("b")});
+  EXPECT_EQ(blocked.exit_code, 2);
+  EXPECT_NE(blocked.err.find("keeps activations NCHW"), std::string::npos) << blocked.err;
+
+  if (!NvrtcAvailable()) GTEST_SKIP() << "a build without the CUDA toolkit: no nvcc";
+  const std::string report = Db("cuda-run.json");
+  CommandResult run = RunGlimpse(
+      {"run", dir, "--python", "none", "--min-repeats", "2", "--min-time", "0", "--json", report});
+  if (run.exit_code != 0) {
+    EXPECT_NE(run.err.find("this machine has no CUDA device, so nothing ran"), std::string::npos)
+        << run.err;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/build/libresidual_block.a"));
+    EXPECT_TRUE(std::filesystem::exists(dir + "/build/residual_block_run"));
+    return;
+  }
+  std::ifstream report_in(report);
+  const Json runs = Json::parse(report_in)["runs"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(runs[0]["within_tolerance"].get<bool>());
+  EXPECT_LT(runs[0]["max_abs_error_vs_reference"].get<double>(), 1e-4);
+  EXPECT_GE(runs[0]["glimpse"]["samples_s"].size(), 2u);
+  EXPECT_NE(run.out.find("GPU: "), std::string::npos) << run.out;
 }
 
 // --warm-activations: the records of the other protocol are kept under their own device name, so

@@ -10,13 +10,17 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <set>
+#include <thread>
 
 #include "commands.h"
 #include "compile_run.h"
 #include "format.h"
 #include "glimpse/cpu.h"
+#include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
+#include "glimpse/gpu.h"
 #include "glimpse/hardware.h"
 #include "glimpse/json_file.h"
 #include "glimpse/model_compile.h"
@@ -39,6 +43,7 @@ struct CompileFlags {
   std::string layout = "nchw";
   bool warm_activations = false;
   bool json = false;
+  CompileTarget target;
 };
 
 Json InputShapesJson(const std::vector<std::string>& input_shapes) {
@@ -59,7 +64,7 @@ void RunCompile(const CompileFlags& flags) {
   }
   const CompileModelReport report =
       CompileForCli(*model.graph, flags.model, flags.input_shapes, flags.db, flags.out, flags.name,
-                    flags.layout == "blocked", flags.warm_activations);
+                    flags.layout == "blocked", flags.warm_activations, flags.target);
   if (flags.json) {
     std::cout << ReadJsonFile((fs::path(flags.out) / "glimpse-compile.json").string(),
                               "the manifest")
@@ -68,13 +73,38 @@ void RunCompile(const CompileFlags& flags) {
   }
 }
 
+// The GPU whose records a CUDA compile takes when none is named: the one the database has records
+// of for the model's tasks.
+std::string GpuRecordsDevice(const ModelGraph& graph, const Database& database) {
+  std::set<std::string> devices;
+  for (const GraphLayer& layer : GraphLayers(graph)) {
+    Task task;
+    try {
+      task = MakeGpuTask(layer.layer.op, "");
+    } catch (const Error&) {
+      continue;  // no GPU template: a plain kernel
+    }
+    for (const TuningRecord& record : database.Best(task.WorkloadKey(), "", 1000)) {
+      devices.insert(record.device);
+    }
+  }
+  if (devices.size() > 1) {
+    std::vector<std::string> names(devices.begin(), devices.end());
+    throw Error(fmt::format(
+        "compile: the database has GPU records of this model's tasks on several devices ({}); "
+        "name one with --device",
+        fmt::join(names, ", ")));
+  }
+  return devices.empty() ? "" : *devices.begin();
+}
+
 }  // namespace
 
 CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& model,
                                  const std::vector<std::string>& input_shapes,
                                  const std::string& db, const std::string& dir,
                                  const std::string& name, bool blocked_activations,
-                                 bool warm_activations) {
+                                 bool warm_activations, const CompileTarget& target) {
   std::optional<Database> database;
   if (!db.empty()) {
     if (!fs::exists(db)) throw Error("--db '" + db + "': no such file");
@@ -87,6 +117,17 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
   options.log = &std::cerr;
   options.blocked_activations = blocked_activations;
   options.device = CpuRecordsDevice(warm_activations);
+  options.target = target.target;
+  if (target.target == "cuda") {
+    if (warm_activations) throw Error("--warm-activations: a CPU protocol; not with --target cuda");
+    options.cuda_arch = target.arch.empty() ? DefaultCudaArch() : target.arch;
+    GpuLimitsForArch(options.cuda_arch);  // an unknown architecture: an error naming the known
+    options.device = target.device;
+    if (options.device.empty() && database) {
+      options.device = GpuRecordsDevice(graph, *database);
+      if (!options.device.empty()) std::cerr << "glimpse: records of " << options.device << "\n";
+    }
+  }
   options.source = {{"model", IsOnnxPath(model) ? fs::absolute(model).string() : model},
                     {"input_shapes", InputShapesJson(input_shapes)},
                     {"database", db.empty() ? Json(nullptr) : Json(fs::absolute(db).string())}};
@@ -108,12 +149,18 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
         "copied)\n",
         report.reorders, report.reorder_floats * 4 / 1048576.0);
   }
+  if (target.target == "cuda") {
+    std::cout << fmt::format("for NVIDIA GPUs ({}); records of {}\n", options.cuda_arch,
+                             options.device.empty() ? "no GPU" : options.device);
+  }
   if (report.estimate_complete) {
     std::cout << fmt::format(
         "estimated from the tuned kernels' records: {:.3f} ms (plain ops not "
         "included; {})\n",
         report.estimated_kernels_s * 1e3,
-        warm_activations ? "measured with the activations warm" : "measured with caches flushed");
+        warm_activations          ? "measured with the activations warm"
+        : target.target == "cuda" ? "measured with the L2 flushed"
+                                  : "measured with caches flushed");
   }
   std::cout << fmt::format(
       "build it: cmake -S {0} -B {0}/build && cmake --build {0}/build   "
@@ -202,12 +249,22 @@ void RunCompiledModel(const RunFlags& flags) {
   }
   const Json manifest = ReadJsonFile(manifest_path.string(), "the manifest");
   const std::string name = manifest.at("name");
+  const bool cuda = manifest.value("target", "cpu") == "cuda";
+  if (cuda && flags.profile) {
+    throw Error("run: --profile times the steps of a CPU library; " + flags.dir +
+                " was compiled for CUDA (profile it with Nsight Systems)");
+  }
   const fs::path build = dir / "build";
   const fs::path harness = build / (name + "_run");
   fs::create_directories(build);
   std::cerr << "building " << name << " (cmake, " << build.string() << ") …\n";
-  if (Shell({"cmake", "-S", dir.string(), "-B", build.string(), "-DCMAKE_BUILD_TYPE=Release"},
-            (build / "configure.log").string(), 600) != 0) {
+  std::vector<std::string> configure = {"cmake", "-S",           dir.string(),
+                                        "-B",    build.string(), "-DCMAKE_BUILD_TYPE=Release"};
+  // The toolkit glimpse was built with, unless CUDACXX or the PATH's nvcc say otherwise.
+  if (cuda && !std::getenv("CUDACXX") && fs::exists(GLIMPSE_NVCC)) {
+    configure.push_back(std::string("-DCMAKE_CUDA_COMPILER=") + GLIMPSE_NVCC);
+  }
+  if (Shell(configure, (build / "configure.log").string(), 600) != 0) {
     throw Error("run: cmake configure failed:\n" +
                 Tail((build / "configure.log").string() + ".err") +
                 Tail((build / "configure.log").string()));
@@ -267,7 +324,9 @@ void RunCompiledModel(const RunFlags& flags) {
   Table table({"threads", "glimpse ms", "ORT ms", "glimpse/ORT", "max |err| vs reference",
                "max |err| vs ORT"});
   bool all_ok = true;
-  for (int threads : flags.threads) {
+  // A CUDA library runs once, on the GPU; ONNX Runtime beside it on every core of the CPU.
+  const std::vector<int> thread_counts = cuda ? std::vector<int>{0} : flags.threads;
+  for (int threads : thread_counts) {
     const std::string timing = (work / fmt::format("glimpse-{}t.json", threads)).string();
     std::vector<std::string> argv = {harness.string(),
                                      "--threads",
@@ -281,8 +340,15 @@ void RunCompiledModel(const RunFlags& flags) {
     if (flags.profile) argv.insert(argv.end(), {"--profile", std::to_string(flags.min_repeats)});
     argv.insert(argv.end(), input_args.begin(), input_args.end());
     argv.insert(argv.end(), output_args.begin(), output_args.end());
-    std::cerr << fmt::format("running {} on {} thread(s) …\n", name, threads);
+    std::cerr << (cuda ? fmt::format("running {} on the GPU …\n", name)
+                       : fmt::format("running {} on {} thread(s) …\n", name, threads));
     const int code = Shell(argv, (work / "harness.log").string(), 3600);
+    if (cuda && code == 3) {
+      throw Error(fmt::format(
+          "run: built {} (lib{}.a, lib{}.so, {}_run), but this machine has no CUDA device, so "
+          "nothing ran: {}",
+          build.string(), name, name, name, Tail((work / "harness.log").string() + ".err")));
+    }
     if (code != 0) {
       throw Error(fmt::format("run: {} failed (exit {}):\n{}", harness.string(), code,
                               Tail((work / "harness.log").string() + ".err")));
@@ -309,9 +375,11 @@ void RunCompiledModel(const RunFlags& flags) {
     std::string ort_ms = "-", ratio = "-", ort_err = "-";
     if (with_ort) {
       const std::string ort_json = (work / fmt::format("ort-{}t.json", threads)).string();
+      const int ort_threads =
+          threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
       std::vector<std::string> ort = {python,          ort_script.string(),
                                       "--model",       model_path,
-                                      "--threads",     std::to_string(threads),
+                                      "--threads",     std::to_string(ort_threads),
                                       "--min-repeats", std::to_string(flags.min_repeats),
                                       "--min-time",    fmt::format("{}", flags.min_time_s),
                                       "--json",        ort_json};
@@ -340,15 +408,16 @@ void RunCompiledModel(const RunFlags& flags) {
       ort_err =
           fmt::format("{:.2e} ({:.1e} rel)", ort_worst, ort_worst / std::max(worst_scale, 1e-30));
     }
-    table.AddRow({std::to_string(threads),
-                  fmt::format("{:.3f}", measured.at("median_s").get<double>() * 1e3), ort_ms, ratio,
-                  fmt::format("{:.2e} ({:.1e} rel){}", worst, worst / std::max(worst_scale, 1e-30),
-                              ok ? "" : " too large"),
-                  ort_err});
+    table.AddRow(
+        {cuda ? "GPU: " + measured.value("device", std::string("?")) : std::to_string(threads),
+         fmt::format("{:.3f}", measured.at("median_s").get<double>() * 1e3), ort_ms, ratio,
+         fmt::format("{:.2e} ({:.1e} rel){}", worst, worst / std::max(worst_scale, 1e-30),
+                     ok ? "" : " too large"),
+         ort_err});
     report["runs"].push_back(run);
   }
-  std::cout << fmt::format("{} ({}): median of timed runs, caches flushed between runs\n", name,
-                           graph.source);
+  std::cout << fmt::format("{} ({}): median of timed runs, caches flushed between runs{}\n", name,
+                           graph.source, cuda ? "; ONNX Runtime on every core of the CPU" : "");
   table.Print(std::cout);
   std::cout << fmt::format(
       "tolerance: max |err| ≤ {:g} × max |reference|; rel = max |err| / "
@@ -372,7 +441,8 @@ void AddCompileCommands(CLI::App& app) {
   CLI::App* compile = app.add_subcommand(
       "compile",
       "Compile a model (an ONNX file or a CNN of the zoo) into a self-contained library (C API, "
-      "CMake project) with the database's best kernels for this CPU");
+      "CMake project) with the database's best kernels for this CPU or, with --target cuda, an "
+      "NVIDIA GPU");
   compile
       ->add_option("model", flags->model,
                    "the model: an ONNX file FILE.onnx, or a CNN of the zoo ('glimpse model "
@@ -397,6 +467,18 @@ void AddCompileCommands(CLI::App& app) {
                     "device name with '" +
                         std::string(kWarmActivationsSuffix).substr(1) +
                         "'), not those measured with every operand flushed");
+  compile
+      ->add_option("--target", flags->target.target,
+                   "cpu (this machine: C++ and OpenMP) or cuda (an NVIDIA GPU: CUDA C++ built "
+                   "with nvcc; builds without a GPU, runs on one)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  compile->add_option("--arch", flags->target.arch,
+                      "--target cuda: the GPU architecture to build for, sm_75 … sm_120 "
+                      "(default: the GPU's here, else sm_90)");
+  compile->add_option("--device", flags->target.device,
+                      "--target cuda: the GPU whose tuning records count, as its driver names it "
+                      "(default: the one GPU the database has records of for the model)");
   compile->add_flag("--json", flags->json, "print the artifact's manifest as JSON");
   compile->callback([flags] { RunCompile(*flags); });
 

@@ -12,6 +12,15 @@
 
 namespace glimpse::cli {
 
+// What a compiled model runs on: this CPU, or an NVIDIA GPU (docs/compile.md, "The CUDA target").
+struct CompileTarget {
+  std::string target = "cpu";  // or "cuda"
+  std::string arch;            // cuda: "sm_90"; empty: DefaultCudaArch()
+  // cuda: the GPU whose records count; empty: the one GPU the database has records of for the
+  // model's tasks (several: an error naming them; none: every kernel a default).
+  std::string device;
+};
+
 // Compiles `graph` (the model given as `model` on the command line: a zoo name or FILE.onnx, with
 // `input_shapes`) with the records of the database at `db` (empty: none) into `dir`, prints the
 // summary and returns the report. Warnings go to stderr.
@@ -19,7 +28,7 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
                                  const std::vector<std::string>& input_shapes,
                                  const std::string& db, const std::string& dir,
                                  const std::string& name, bool blocked_activations = false,
-                                 bool warm_activations = false);
+                                 bool warm_activations = false, const CompileTarget& target = {});
 
 struct RunFlags {
   std::string dir;
