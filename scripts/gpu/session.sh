@@ -12,6 +12,11 @@
 #                time split evenly over its tasks; the database is OUT/resnet18-T.db
 #                (carry it back and pass --db to resume)
 #         brute  a brute-force sample of one ResNet-18 convolution (C=128, 28×28, 3×3)
+#         compiled  ResNet-18 compiled for CUDA with the H200's records
+#                (data/gpu-records/resnet18-h200-best.jsonl), built with nvcc there and run by
+#                glimpse run (checked against the reference interpreter, timed with CUDA
+#                events, OUT/compiled-resnet18.json); then PyTorch eager beside it
+#                (bench/gpu_torch_model.py, OUT/torch-resnet18.json)
 #   --out       where everything goes (default $OUT, the device tool's folder)
 #   --deadline  seconds the whole call may take (default 560, inside the tool's 600)
 #   --bundle    the carried bundle (default build/gpu-bundle)
@@ -36,14 +41,14 @@ while [[ $# -gt 0 ]]; do
     --tuner) tuner=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "session.sh: unknown argument '$1'; known: --out, --deadline, --tuner, --db, --bundle" >&2
        exit 2 ;;
   esac
 done
 case "$part" in
-  check|tune|brute) ;;
-  *) echo "session.sh: PART must be check, tune or brute (got '$part'); --help says more" >&2
+  check|tune|brute|compiled) ;;
+  *) echo "session.sh: PART must be check, tune, brute or compiled (got '$part'); --help says more" >&2
      exit 2 ;;
 esac
 if [[ -z $out ]]; then
@@ -122,6 +127,18 @@ case "$part" in
       --op conv2d:N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1,bias=1 \
       --time-budget "$budget" --db "${db:-$out/brute-conv.db}" --out-dir "$out/recorded" \
       --glimpse "$bundle/glimpse.sh"
+    ;;
+  compiled)
+    work=$(mktemp -d)
+    step import 60 "$bundle/glimpse.sh" db import --db "$work/h200.db" \
+      data/gpu-records/resnet18-h200-best.jsonl
+    step compile 120 "$bundle/glimpse.sh" compile resnet18 --target cuda --db "$work/h200.db" \
+      -o "$work/resnet18-cuda"
+    cp "$work/resnet18-cuda/glimpse-compile.json" "$out/compiled-resnet18-manifest.json" 2>/dev/null
+    step run-compiled 300 "$bundle/glimpse.sh" run "$work/resnet18-cuda" --python none \
+      --min-repeats 50 --min-time 0.5 --json "$out/compiled-resnet18.json"
+    step torch-resnet18 120 python3 bench/gpu_torch_model.py --model resnet18 \
+      --json "$out/torch-resnet18.json"
     ;;
 esac
 echo "session.sh $part: done in $((SECONDS - start)) s" | tee -a "$summary"

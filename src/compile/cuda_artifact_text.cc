@@ -41,7 +41,8 @@ std::string TensorLines(const std::vector<TensorSignature>& inputs,
 std::string CudaCHeaderText(const std::string& name, const std::string& source,
                             const std::string& arch, const std::vector<TensorSignature>& inputs,
                             const std::vector<TensorSignature>& outputs) {
-  std::string text = R"HEADER(/* @NAME@.h — the model @NAME@, compiled by glimpse from @SOURCE@ for NVIDIA GPUs (@ARCH@).
+  std::string text =
+      R"HEADER(/* @NAME@.h — the model @NAME@, compiled by glimpse from @SOURCE@ for NVIDIA GPUs (@ARCH@).
  *
  * Tensors are float32, row-major (images NCHW), in device memory:
 @TENSORS@ *

@@ -16,8 +16,7 @@
 
 namespace glimpse {
 
-Json DefaultCudaConfig(const Operator& op, const std::string& arch, int candidates,
-                       uint64_t seed) {
+Json DefaultCudaConfig(const Operator& op, const std::string& arch, int candidates, uint64_t seed) {
   const GpuLimits limits = GpuLimitsForArch(arch);
   const Task task = MakeGpuTask(op, "");
   // Twice the threads the GPU holds at once: enough blocks for every SM, with a second wave to

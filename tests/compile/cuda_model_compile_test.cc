@@ -98,8 +98,9 @@ void ExpectBuildsAndRunsWhereAGpuIs(const fs::path& dir, const std::string& name
   std::string args = " --min-repeats 1 --min-time 0 --warmup 0";
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const fs::path path = dir / ("in" + std::to_string(i) + ".bin");
-    WriteFloats(path, expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"]
-                          .get<std::vector<float>>());
+    WriteFloats(
+        path,
+        expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"].get<std::vector<float>>());
     args += " --input " + path.string();
   }
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
@@ -128,8 +129,8 @@ void ExpectBuildsAndRunsWhereAGpuIs(const fs::path& dir, const std::string& name
 // batched product (its transpose), a grouped convolution (the plain direct one), pooling,
 // softmax — each artifact built with nvcc and, on a GPU, checked against ONNX Runtime.
 TEST(CudaModelCompile, TheOnnxTestModelsBuildWithNvccAndMatchOnnxRuntimeOnAGpu) {
-  for (const char* name : {"residual_block", "mobile_block_opset13", "batched_product",
-                           "grouped_conv"}) {
+  for (const char* name :
+       {"residual_block", "mobile_block_opset13", "batched_product", "grouped_conv"}) {
     SCOPED_TRACE(name);
     const ModelGraph graph = Import(name);
     const fs::path dir = testing::MakeTempDir(std::string("glimpse_cuda_compile_") + name);
@@ -163,7 +164,8 @@ TEST(CudaModelCompile, TakesTheGpusBestRecordAndPreparesWinogradWeightsAtInit) {
   int layer = -1;
   for (size_t i = 0; i < layers.size(); ++i) {
     const auto* conv = std::get_if<Conv2dShape>(&layers[i].layer.op);
-    if (conv && conv->r == 3 && conv->s == 3 && conv->stride == 1 && conv->dilation == 1) layer = static_cast<int>(i);
+    if (conv && conv->r == 3 && conv->s == 3 && conv->stride == 1 && conv->dilation == 1)
+      layer = static_cast<int>(i);
   }
   ASSERT_GE(layer, 0) << "residual_block has a 3×3 stride-1 convolution";
   const Task task = MakeGpuTask(layers[layer].layer.op, kGpu);
@@ -213,9 +215,40 @@ TEST(CudaModelCompile, TakesTheGpusBestRecordAndPreparesWinogradWeightsAtInit) {
   const Json manifest = Json::parse(ReadText(dir / "artifact" / "glimpse-compile.json"));
   EXPECT_EQ(manifest["device"], kGpu);
   // The workspace holds the weights and the prepared weights besides the intermediates.
-  EXPECT_GT(manifest["workspace_bytes"].get<int64_t>(),
-            manifest["intermediate_bytes"].get<int64_t>() + manifest["weight_bytes"].get<int64_t>());
+  EXPECT_GT(
+      manifest["workspace_bytes"].get<int64_t>(),
+      manifest["intermediate_bytes"].get<int64_t>() + manifest["weight_bytes"].get<int64_t>());
   ExpectBuildsAndRunsWhereAGpuIs(dir / "artifact", "residual_block", graph);
+}
+
+// docs/examples/classify_cuda: a C program built by its own CMake project against the CUDA
+// artifact; run where a GPU is, its printed outputs are ONNX Runtime's.
+TEST(CudaModelCompile, AUsersCProgramLinksTheLibrary) {
+  if (!NvrtcAvailable()) GTEST_SKIP() << "a build without the CUDA toolkit: no nvcc to build with";
+  const ModelGraph graph = Import("residual_block");
+  const fs::path dir = testing::MakeTempDir("glimpse_cuda_compile_user");
+  CompileModel(graph, CudaOptions(dir / "residual_block"));
+  const fs::path example = fs::path(GLIMPSE_SOURCE_DIR) / "docs/examples/classify_cuda";
+  const std::string log = (dir / "build.log").string();
+  ASSERT_EQ(
+      ExitCode("cmake -S " + example.string() + " -B " + (dir / "build").string() +
+               " -DMODEL_DIR=" + (dir / "residual_block").string() + " > " + log +
+               " 2>&1 && cmake --build " + (dir / "build").string() + " -j 2 >> " + log + " 2>&1"),
+      0)
+      << ReadText(log);
+  const Json expected = Expected("residual_block");
+  WriteFloats(dir / "input.bin", expected["inputs"]["input"]["data"].get<std::vector<float>>());
+  const fs::path printed = dir / "printed.txt";
+  const int code = ExitCode((dir / "build" / "classify_cuda").string() + " " +
+                            (dir / "input.bin").string() + " > " + printed.string());
+  if (code == 3) return;  // built; no CUDA device to run it on
+  ASSERT_EQ(code, 0);
+  std::istringstream lines(ReadText(printed));
+  for (float want : expected["outputs"]["probabilities"]["data"].get<std::vector<float>>()) {
+    float got = 0;
+    ASSERT_TRUE(lines >> got);
+    EXPECT_NEAR(got, want, 1e-5);
+  }
 }
 
 TEST(CudaModelCompile, RefusesWhatTheTargetCannotDo) {
@@ -235,9 +268,9 @@ TEST(CudaModelCompile, RefusesWhatTheTargetCannotDo) {
 // Without a record: a configuration that launches on the architecture, 64 to 256 threads a block
 // where the space has such, and (with NVRTC) whose compiled kernel fits the registers.
 TEST(CudaModelCompile, TheDefaultLaunchesOnTheArchitecture) {
-  for (const char* text : {"conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1,bias=1,relu=1",
-                           "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,pad=1",
-                           "dense:M=1,N=1000,K=512,bias=1"}) {
+  for (const char* text :
+       {"conv2d:N=1,C=64,H=56,W=56,K=64,R=3,S=3,pad=1,bias=1,relu=1",
+        "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,pad=1", "dense:M=1,N=1000,K=512,bias=1"}) {
     SCOPED_TRACE(text);
     const Operator op = ParseOperator(text);
     const Task task = MakeGpuTask(op, "");
