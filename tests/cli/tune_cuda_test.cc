@@ -76,6 +76,13 @@ TEST_F(CliCudaTest, FlagsOfOtherTargetsAreRefused) {
               "--gpu must be a CUDA device ordinal");
   ExpectError(CudaArgs({"--op", kDense, "--build-only", "--build-timeout", "0"}),
               "--build-timeout must be a positive number");
+  // --compile: a model with a graph, and records measured on the GPU.
+  ExpectError(CudaArgs({"--model", "resnet18", "--build-only", "--compile", "lib"}),
+              "--compile takes measured records, and --build-only measures none");
+  ExpectError(CudaArgs({"--op", kDense, "--compile", "lib"}),
+              "--compile needs a model with a graph");
+  ExpectError({"tune", "--space", "x.json", "--compile", "lib"},
+              "--compile needs --target cpu or --target cuda");
 }
 
 std::vector<TuningRecord> RecordsOf(const std::string& db, const std::string& key) {

@@ -52,10 +52,10 @@ const std::vector<std::string> kReplayOnly = {
 // Generated kernels (cpu and cuda).
 const std::vector<std::string> kKernelOnly = {"--model",         "--input-shape", "--op",
                                               "--global-budget", "--run-timeout", "--build-jobs",
-                                              "--build-timeout", "--kernel-dir"};
-const std::vector<std::string> kCpuOnly = {"--threads",         "--overlap-builds",  "--compile",
-                                           "--cost-model",      "--hardware-budget", "--layout",
-                                           "--warm-activations"};
+                                              "--build-timeout", "--kernel-dir",  "--compile"};
+const std::vector<std::string> kCpuOnly = {"--threads",    "--overlap-builds",
+                                           "--cost-model", "--hardware-budget",
+                                           "--layout",     "--warm-activations"};
 const std::vector<std::string> kCudaOnly = {"--arch", "--gpu", "--build-only"};
 
 void CheckFlagsSuitTarget(const TuneFlags& flags) {
@@ -147,9 +147,10 @@ void AddTuneCommand(CLI::App& app) {
       ->check(CLI::IsMember({"nchw", "blocked"}))
       ->capture_default_str();
   command->add_option("--compile", flags->compile_dir,
-                      "cpu: afterwards compile the model (a CNN of the zoo or an ONNX file) with "
+                      "afterwards compile the model (a CNN of the zoo or an ONNX file) with "
                       "the database into a library in DIR, build it, check it and time it "
-                      "(glimpse compile + glimpse run)");
+                      "(glimpse compile [--target cuda] + glimpse run); cuda: with the measured "
+                      "GPU's records, not with --build-only");
   command->add_option(
       "--cost-model", flags->cost_model,
       "cpu: a performance model (glimpse train perf-model: the learned network, "

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 
+#include "compile_run.h"
 #include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
@@ -70,7 +71,22 @@ void RunCudaTune(const TuneFlags& flags) {
   TasksReport report;
   report.target = "cuda";
   report.build_only = flags.build_only;
-  std::vector<ModelLayer> layers = SelectLayers(flags, report.model);
+  std::optional<ModelGraph> graph;
+  std::vector<ModelLayer> layers =
+      SelectLayers(flags, report.model, &graph, /*weights=*/!flags.compile_dir.empty());
+  if (!flags.compile_dir.empty()) {
+    if (!graph) {
+      throw Error("--compile needs a model with a graph: a CNN of the zoo or an ONNX file (" +
+                  std::string(flags.Given("--op") ? "--op gives operators alone"
+                                                  : flags.model + " lists matrix products only") +
+                  ")");
+    }
+    if (flags.no_database) throw Error("--compile reads the run's database; drop --no-db");
+    if (flags.json) throw Error("--compile prints tables; drop --json");
+    if (flags.build_only) {
+      throw Error("--compile takes measured records, and --build-only measures none; drop one");
+    }
+  }
   report.layers = static_cast<int64_t>(layers.size());
   report.tuner = flags.tuner;
   report.seed = flags.seed;
@@ -111,6 +127,20 @@ void RunCudaTune(const TuneFlags& flags) {
 
   // Checks are done: from here on things are written (tune_cpu.cc).
   TuneTasksAndReport(flags, target, report, budgets, options, tuner_options);
+  if (!flags.compile_dir.empty()) {
+    // The tuned model as a CUDA library with this GPU's records, built, checked and timed.
+    std::cout << "\n";
+    CompileTarget cuda;
+    cuda.target = "cuda";
+    cuda.arch = report.arch;
+    cuda.device = report.device;
+    CompileForCli(*graph, flags.model, flags.input_shapes, flags.database, flags.compile_dir, "",
+                  false, false, cuda);
+    RunFlags run;
+    run.dir = flags.compile_dir;
+    std::cout << "\n";
+    RunCompiledModel(run);
+  }
 }
 
 }  // namespace glimpse::cli
