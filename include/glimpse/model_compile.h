@@ -64,6 +64,12 @@ struct CompileModelOptions {
   // DefaultCudaArch()). The CUDA target keeps activations NCHW (blocked_activations refused).
   std::string target = "cpu";
   std::string cuda_arch;
+  // The CUDA target for a host emulation, for tests on a machine without a GPU: each
+  // kernel_<k>.cu holds the C++ of its GPU nest (EmitCpp: the GPU loops serial) behind the same
+  // launchers, so that the artifact builds with a C++ compiler, a stand-in cuda_runtime.h and
+  // GLIMPSE_RT_HOST_EMULATION, and runs on the CPU. Everything but the CUDA emitter is what a
+  // real build runs.
+  bool cuda_host_emulation = false;
 };
 
 // One distinct operator of the compiled model and the configuration its kernel was made from.

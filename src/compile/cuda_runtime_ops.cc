@@ -36,22 +36,31 @@ inline unsigned Blocks(int64_t n) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, 1 << 20)));
 }
 
-#define GLIMPSE_RT_FOR(i, n)                                                       \
+// A launch over n elements, and the grid-stride loop of each thread over them. Compiled as plain
+// C++ with GLIMPSE_RT_HOST_EMULATION (glimpse's tests check these kernels so on a machine
+// without a GPU), a launch is a call and the loop visits every element.
+#ifndef GLIMPSE_RT_HOST_EMULATION
+#define GLIMPSE_RT_LAUNCH(kernel, n) kernel<<<Blocks(n), kThreads, 0, Stream()>>>
+#define GLIMPSE_RT_FOR(i, n)                                                                 \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+#else
+#define GLIMPSE_RT_LAUNCH(kernel, n) kernel
+#define GLIMPSE_RT_FOR(i, n) for (int64_t i = 0; i < (n); ++i)
+#endif
 
 __global__ void ReluKernel(const float* x, float* y, int64_t n) {
   GLIMPSE_RT_FOR(i, n) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 inline void Relu(const float* x, float* y, int64_t n) {
-  ReluKernel<<<Blocks(n), kThreads, 0, Stream()>>>(x, y, n);
+  GLIMPSE_RT_LAUNCH(ReluKernel, n)(x, y, n);
 }
 
 __global__ void ClipKernel(const float* x, float* y, int64_t n, float lo, float hi) {
   GLIMPSE_RT_FOR(i, n) y[i] = fminf(fmaxf(x[i], lo), hi);
 }
 inline void Clip(const float* x, float* y, int64_t n, float lo, float hi) {
-  ClipKernel<<<Blocks(n), kThreads, 0, Stream()>>>(x, y, n, lo, hi);
+  GLIMPSE_RT_LAUNCH(ClipKernel, n)(x, y, n, lo, hi);
 }
 
 inline void Copy(const float* x, float* y, int64_t n) {
@@ -90,14 +99,14 @@ inline void Add(const float* a, const float* b, float* y, int rank, const int64_
     s.b_strides[d] = b_strides[d];
     n *= dims[d];
   }
-  AddKernel<<<Blocks(n), kThreads, 0, Stream()>>>(a, b, y, n, s);
+  GLIMPSE_RT_LAUNCH(AddKernel, n)(a, b, y, n, s);
 }
 
 __global__ void AddSameKernel(const float* a, const float* b, float* y, int64_t n) {
   GLIMPSE_RT_FOR(i, n) y[i] = a[i] + b[i];
 }
 inline void AddSame(const float* a, const float* b, float* y, int64_t n) {
-  AddSameKernel<<<Blocks(n), kThreads, 0, Stream()>>>(a, b, y, n);
+  GLIMPSE_RT_LAUNCH(AddSameKernel, n)(a, b, y, n);
 }
 
 struct PoolShape {
@@ -140,7 +149,7 @@ inline void Pool(const float* x, float* y, bool max, int64_t planes, int64_t h, 
                  int64_t lanes) {
   const PoolShape p{planes, h, w, oh, ow, kh, kw, sh, sw, pt, pl, pb, pr, lanes, max,
                     count_include_pad};
-  PoolKernel<<<Blocks(planes * oh * ow * lanes), kThreads, 0, Stream()>>>(x, y, p);
+  GLIMPSE_RT_LAUNCH(PoolKernel, planes * oh * ow * lanes)(x, y, p);
 }
 
 __global__ void GlobalAveragePoolKernel(const float* x, float* y, int64_t planes, int64_t area,
@@ -154,7 +163,7 @@ __global__ void GlobalAveragePoolKernel(const float* x, float* y, int64_t planes
 }
 inline void GlobalAveragePool(const float* x, float* y, int64_t planes, int64_t area,
                               int64_t lanes) {
-  GlobalAveragePoolKernel<<<Blocks(planes * lanes), kThreads, 0, Stream()>>>(x, y, planes, area,
+  GLIMPSE_RT_LAUNCH(GlobalAveragePoolKernel, planes * lanes)(x, y, planes, area,
                                                                              lanes);
 }
 
@@ -189,7 +198,7 @@ __global__ void SoftmaxKernel(const float* x, float* y, int64_t outer, int64_t e
   }
 }
 inline void Softmax(const float* x, float* y, int64_t outer, int64_t extent, int64_t inner) {
-  SoftmaxKernel<<<Blocks(outer * inner), kThreads, 0, Stream()>>>(x, y, outer, extent, inner);
+  GLIMPSE_RT_LAUNCH(SoftmaxKernel, outer * inner)(x, y, outer, extent, inner);
 }
 
 // [batch, rows, cols] → [batch, cols, rows].
@@ -201,7 +210,7 @@ __global__ void TransposeLast2Kernel(const float* x, float* y, int64_t batch, in
   }
 }
 inline void TransposeLast2(const float* x, float* y, int64_t batch, int64_t rows, int64_t cols) {
-  TransposeLast2Kernel<<<Blocks(batch * rows * cols), kThreads, 0, Stream()>>>(x, y, batch, rows,
+  GLIMPSE_RT_LAUNCH(TransposeLast2Kernel, batch * rows * cols)(x, y, batch, rows,
                                                                                cols);
 }
 
@@ -237,10 +246,11 @@ inline void ConvDirect(const float* x, const float* w, const float* bias, float*
                        int64_t oh, int64_t ow, int64_t group, int64_t sh, int64_t sw, int64_t dh,
                        int64_t dw, int64_t pt, int64_t pl) {
   const ConvShape p{n, c, h, wd, k, r, s, oh, ow, group, sh, sw, dh, dw, pt, pl};
-  ConvDirectKernel<<<Blocks(n * k * oh * ow), kThreads, 0, Stream()>>>(x, w, bias, y, p);
+  GLIMPSE_RT_LAUNCH(ConvDirectKernel, n * k * oh * ow)(x, w, bias, y, p);
 }
 
 #undef GLIMPSE_RT_FOR
+#undef GLIMPSE_RT_LAUNCH
 
 }  // namespace
 }  // namespace glimpse_rt

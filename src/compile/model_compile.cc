@@ -306,7 +306,8 @@ class Compiler {
         cuda_arch_, generated.code, kernel.symbol, kernel.symbol, dims(generated.launch.grid),
         dims(generated.launch.block),
         args(generated.num_inputs, generated.has_prepare ? "prepared, out" : "out"));
-    if (generated.has_prepare) {
+    if (options_.cuda_host_emulation) code = HostEmulationKernelText(task, kernel, generated);
+    if (generated.has_prepare && !options_.cuda_host_emulation) {
       code += fmt::format(
           "extern \"C\" void {0}_launch_prepare(const float* const* in, float* prepared, "
           "cudaStream_t stream) {{\n  {0}_prepare<<<{1}, {2}, 0, stream>>>({3});\n}}\n",
@@ -316,6 +317,34 @@ class Compiler {
     cuda_files_.emplace_back(file, std::move(code));
     has_prepare_.push_back(generated.has_prepare);
     cuda_kernels_.push_back(std::move(generated));
+  }
+
+  // CompileModelOptions::cuda_host_emulation's kernel file: the GPU nest as C++ (its prepared
+  // buffer read after the inputs, glimpse/cpu.h's ABI) behind the launchers model.cu calls.
+  std::string HostEmulationKernelText(const Task& task, const CompiledKernel& kernel,
+                                      const CudaKernel& generated) const {
+    const Operator op = OperatorFromJson(task.description);
+    const std::string sim = kernel.symbol + "_sim";
+    std::string code = fmt::format(
+        "// {}: the host emulation of its GPU nest (tests only).\n#include "
+        "<cuda_runtime.h>\n\n{}\n",
+        kernel.symbol,
+        EmitCpp(MakeGpuNest(op, task.space, task.space.ConfigFromJson(kernel.config)), sim));
+    std::vector<std::string> inputs;
+    for (int i = 0; i < generated.num_inputs; ++i) inputs.push_back(fmt::format("in[{}]", i));
+    if (generated.has_prepare) inputs.push_back("prepared");
+    code += fmt::format(
+        "extern \"C\" void {}_launch(const float* const* in, float* prepared, float* out, "
+        "cudaStream_t) {{\n  (void)prepared;\n  const float* all[] = {{{}}};\n  {}(all, "
+        "out);\n}}\n",
+        kernel.symbol, fmt::join(inputs, ", "), sim);
+    if (generated.has_prepare) {
+      code += fmt::format(
+          "extern \"C\" void {0}_launch_prepare(const float* const* in, float* prepared, "
+          "cudaStream_t) {{\n  {1}_prepare(in, prepared);\n}}\n",
+          kernel.symbol, sim);
+    }
+    return code;
   }
 
   // The best ok record of the same shape with another activation or residual epilogue (the

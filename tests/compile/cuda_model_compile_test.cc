@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -125,6 +126,97 @@ void ExpectBuildsAndRunsWhereAGpuIs(const fs::path& dir, const std::string& name
   }
 }
 
+// The artifact of `options` (compiled with cuda_host_emulation) built with the C++ compiler, the
+// stand-in CUDA runtime (tests/compile/cuda_host_emulation) and a small driver, run on the
+// recorded inputs of `name`; every output must be ONNX Runtime's.
+void ExpectHostEmulationMatchesOnnxRuntime(const fs::path& dir, const std::string& name,
+                                           const ModelGraph& graph) {
+  std::string upper = name;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const fs::path driver = dir / "driver.cc";
+  {
+    std::ofstream out(driver);
+    out << "#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include \"" << name
+        << ".h\"\n"
+        << "int main(int argc, char** argv) {\n"
+        << "  const int n_in = " << name << "_num_inputs(), n_out = " << name << "_num_outputs();\n"
+        << "  if (argc != 1 + n_in + n_out) return 2;\n"
+        << "  std::vector<std::vector<float>> in(n_in), out(n_out);\n"
+        << "  std::vector<const float*> ip;\n  std::vector<float*> op;\n"
+        << "  for (int i = 0; i < n_in; ++i) {\n"
+        << "    in[i].resize(" << name << "_input_size(i));\n"
+        << "    FILE* f = std::fopen(argv[1 + i], \"rb\");\n"
+        << "    if (!f || std::fread(in[i].data(), 4, in[i].size(), f) != in[i].size()) return 3;\n"
+        << "    std::fclose(f);\n    ip.push_back(in[i].data());\n  }\n"
+        << "  for (int o = 0; o < n_out; ++o) {\n"
+        << "    out[o].assign(" << name << "_output_size(o), 0.0f);\n"
+        << "    op.push_back(out[o].data());\n  }\n"
+        << "  void* ws = std::aligned_alloc(64, (" << name
+        << "_workspace_size() + 63) / 64 * 64 + 64);\n"
+        << "  if (" << name << "_init(ws, nullptr) != 0) return 4;\n"
+        << "  if (" << name << "_run(ip.data(), op.data(), ws, nullptr) != 0) return 5;\n"
+        << "  for (int o = 0; o < n_out; ++o) {\n"
+        << "    FILE* f = std::fopen(argv[1 + n_in + o], \"wb\");\n"
+        << "    if (!f) return 6;\n"
+        << "    std::fwrite(out[o].data(), 4, out[o].size(), f);\n    std::fclose(f);\n  }\n"
+        << "  std::free(ws);\n  return 0;\n}\n";
+  }
+  std::string kernels;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind("kernel_", 0) == 0) kernels += " " + entry.path().string();
+  }
+  const fs::path shim = fs::path(GLIMPSE_SOURCE_DIR) / "tests/compile/cuda_host_emulation";
+  const fs::path binary = dir / "emulated";
+  const std::string log = (dir / "emulated.log").string();
+  ASSERT_EQ(ExitCode("c++ -std=c++17 -O1 -fopenmp -w -DGLIMPSE_RT_HOST_EMULATION -I" +
+                     shim.string() + " -I" + dir.string() + " '-D" + upper + "_WEIGHTS_FILE=\"" +
+                     (dir / "weights.bin").string() + "\"' -x c++ " + (dir / "model.cu").string() +
+                     kernels + " -x none " + (dir / "weights.cc").string() + " " + driver.string() +
+                     " -o " + binary.string() + " > " + log + " 2>&1"),
+            0)
+      << ReadText(log);
+  const Json expected = Expected(name);
+  std::string args;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    const fs::path path = dir / ("emulated_in" + std::to_string(i) + ".bin");
+    WriteFloats(
+        path,
+        expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"].get<std::vector<float>>());
+    args += " " + path.string();
+  }
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    args += " " + (dir / ("emulated_out" + std::to_string(o) + ".bin")).string();
+  }
+  ASSERT_EQ(ExitCode(binary.string() + args), 0);
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    const auto want =
+        expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
+    const auto got = ReadFloats(dir / ("emulated_out" + std::to_string(o) + ".bin"));
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
+    }
+  }
+}
+
+// Without a GPU, the artifact as a host emulation — its steps, workspace plan, weights and
+// launchers, the plain ops' kernels (glimpse_model_ops.cuh) and each GPU nest's arithmetic —
+// computes what ONNX Runtime does, on every ONNX test model.
+TEST(CudaModelCompile, TheHostEmulationOfEveryTestModelMatchesOnnxRuntime) {
+  for (const char* name : {"residual_block", "mobile_block_opset13", "mobile_block_opset9",
+                           "batched_product", "grouped_conv", "same_upper", "symbolic_batch"}) {
+    SCOPED_TRACE(name);
+    const ModelGraph graph = Import(name);
+    const fs::path dir = testing::MakeTempDir(std::string("glimpse_cuda_emulated_") + name);
+    CompileModelOptions options = CudaOptions(dir);
+    options.cuda_host_emulation = true;
+    CompileModel(graph, options);
+    ExpectHostEmulationMatchesOnnxRuntime(dir, name, graph);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Every kind of step: fused convolutions with residual adds, depthwise layers and ReLU6, a
 // batched product (its transpose), a grouped convolution (the plain direct one), pooling,
 // softmax — each artifact built with nvcc and, on a GPU, checked against ONNX Runtime.
@@ -219,6 +311,12 @@ TEST(CudaModelCompile, TakesTheGpusBestRecordAndPreparesWinogradWeightsAtInit) {
       manifest["workspace_bytes"].get<int64_t>(),
       manifest["intermediate_bytes"].get<int64_t>() + manifest["weight_bytes"].get<int64_t>());
   ExpectBuildsAndRunsWhereAGpuIs(dir / "artifact", "residual_block", graph);
+  if (HasFatalFailure()) return;
+  // The winograd kernel's prepared weights, in its host emulation: what it computes from them.
+  options.out_dir = (dir / "emulated").string();
+  options.cuda_host_emulation = true;
+  CompileModel(graph, options);
+  ExpectHostEmulationMatchesOnnxRuntime(dir / "emulated", "residual_block", graph);
 }
 
 // docs/examples/classify_cuda: a C program built by its own CMake project against the CUDA

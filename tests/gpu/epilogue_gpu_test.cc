@@ -68,9 +68,8 @@ class GpuEpilogueTest : public ::testing::Test {
     const std::vector<MeasureResult> results = runner.Run(inputs, builder.BuildSources(sources));
     ASSERT_EQ(results.size(), chosen.size());
     for (size_t i = 0; i < chosen.size(); ++i) {
-      EXPECT_EQ(results[i].status, MeasureStatus::kOk)
-          << space.ConfigToString(chosen[i]) << "\n"
-          << results[i].error;
+      EXPECT_EQ(results[i].status, MeasureStatus::kOk) << space.ConfigToString(chosen[i]) << "\n"
+                                                       << results[i].error;
     }
   }
 
