@@ -123,6 +123,7 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
     options.cuda_arch = target.arch.empty() ? DefaultCudaArch() : target.arch;
     GpuLimitsForArch(options.cuda_arch);  // an unknown architecture: an error naming the known
     options.device = target.device;
+    options.cuda_host_emulation = target.host_emulation;
     if (options.device.empty() && database) {
       options.device = GpuRecordsDevice(graph, *database);
       if (!options.device.empty()) std::cerr << "glimpse: records of " << options.device << "\n";
@@ -479,6 +480,11 @@ void AddCompileCommands(CLI::App& app) {
   compile->add_option("--device", flags->target.device,
                       "--target cuda: the GPU whose tuning records count, as its driver names it "
                       "(default: the one GPU the database has records of for the model)");
+  compile
+      ->add_flag("--host-emulation", flags->target.host_emulation,
+                 "--target cuda: kernels as the C++ of their GPU nests, to build with "
+                 "GLIMPSE_RT_HOST_EMULATION and a stand-in cuda_runtime.h and check on the CPU")
+      ->group("");  // a developer's check (docs/compile.md), not a deployment's
   compile->add_flag("--json", flags->json, "print the artifact's manifest as JSON");
   compile->callback([flags] { RunCompile(*flags); });
 

@@ -19,6 +19,8 @@ struct CompileTarget {
   // cuda: the GPU whose records count; empty: the one GPU the database has records of for the
   // model's tasks (several: an error naming them; none: every kernel a default).
   std::string device;
+  // cuda: CompileModelOptions::cuda_host_emulation (a check without a GPU; hidden flag)
+  bool host_emulation = false;
 };
 
 // Compiles `graph` (the model given as `model` on the command line: a zoo name or FILE.onnx, with
