@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
 #include "resnet18.h"
 int main(int argc, char** argv) {
   std::vector<float> in(resnet18_input_size(0)), out(resnet18_output_size(0));

@@ -17,6 +17,10 @@
 #include "cli_fixture.h"
 #include "glimpse/cuda.h"
 #include "glimpse/database.h"
+#include "glimpse/gpu.h"
+#include "glimpse/model_graph.h"
+#include "glimpse/onnx_import.h"
+#include "glimpse/random.h"
 
 namespace glimpse::testing {
 namespace {
@@ -539,6 +543,44 @@ TEST_F(CliCpuTest, CompileForCudaThenRun) {
                                       "--target", "cuda", "--layout", "blocked", "-o", Db("b")});
   EXPECT_EQ(blocked.exit_code, 2);
   EXPECT_NE(blocked.err.find("keeps activations NCHW"), std::string::npos) << blocked.err;
+
+  // Records of one GPU: compiled without --device, for its architecture (the GPU table's);
+  // records of two: refused, naming both.
+  {
+    OnnxImportOptions import;
+    const ModelGraph graph = ImportOnnx(TestDataPath("onnx/residual_block.onnx"), import);
+    const Task task = MakeGpuTask(GraphLayers(graph)[0].layer.op, "");
+    Database database(Db("gpu.db"), /*create=*/true);
+    database.PutWorkload({task.WorkloadKey(), task.name, task.description, task.space.ToJson()});
+    Rng rng(1);
+    TuningRecord record;
+    record.workload_key = task.WorkloadKey();
+    record.device = "NVIDIA A100-SXM4-80GB";
+    const Config config = *task.space.SampleValid(rng);
+    record.config = task.space.ConfigToJson(config);
+    record.config_hash = HashToHex(task.space.Hash(config));
+    record.status = MeasureStatus::kOk;
+    record.time_s = 1e-5;
+    record.samples_s = {1e-5};
+    record.strategy = "test";
+    database.CommitBatch({record});
+    CommandResult a100 = RunGlimpse({"compile", TestDataPath("onnx/residual_block.onnx"),
+                                     "--target", "cuda", "--db", Db("gpu.db"), "-o", Db("a100")});
+    ASSERT_EQ(a100.exit_code, 0) << a100.err;
+    EXPECT_NE(a100.out.find("for NVIDIA GPUs (sm_80); records of NVIDIA A100-SXM4-80GB"),
+              std::string::npos)
+        << a100.out;
+    record.device = "NVIDIA H100 80GB HBM3";  // the same configuration, slower there
+    record.time_s = 2e-5;
+    database.CommitBatch({record});
+  }
+  CommandResult two = RunGlimpse({"compile", TestDataPath("onnx/residual_block.onnx"), "--target",
+                                  "cuda", "--db", Db("gpu.db"), "-o", Db("two")});
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("several devices (NVIDIA A100-SXM4-80GB, NVIDIA H100 80GB HBM3); name one "
+                         "with --device"),
+            std::string::npos)
+      << two.err;
 
   if (!NvrtcAvailable()) GTEST_SKIP() << "a build without the CUDA toolkit: no nvcc";
   const std::string report = Db("cuda-run.json");

@@ -4,6 +4,7 @@
 // count beside ONNX Runtime (docs/compile.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -76,17 +77,17 @@ void RunCompile(const CompileFlags& flags) {
 // The GPU whose records a CUDA compile takes when none is named: the one the database has records
 // of for the model's tasks.
 std::string GpuRecordsDevice(const ModelGraph& graph, const Database& database) {
-  std::set<std::string> devices;
+  std::set<std::string> keys;
   for (const GraphLayer& layer : GraphLayers(graph)) {
-    Task task;
     try {
-      task = MakeGpuTask(layer.layer.op, "");
+      keys.insert(MakeGpuTask(layer.layer.op, "").WorkloadKey());
     } catch (const Error&) {
       continue;  // no GPU template: a plain kernel
     }
-    for (const TuningRecord& record : database.Best(task.WorkloadKey(), "", 1000)) {
-      devices.insert(record.device);
-    }
+  }
+  std::set<std::string> devices;  // those with an ok record of one of the model's GPU tasks
+  for (const WorkloadSummary& summary : database.Summaries()) {
+    if (keys.count(summary.workload_key) && summary.best_time_s) devices.insert(summary.device);
   }
   if (devices.size() > 1) {
     std::vector<std::string> names(devices.begin(), devices.end());
@@ -96,6 +97,27 @@ std::string GpuRecordsDevice(const ModelGraph& graph, const Database& database) 
         fmt::join(names, ", ")));
   }
   return devices.empty() ? "" : *devices.begin();
+}
+
+// The architecture a CUDA compile builds for when --arch is not given: the GPU's here, else that
+// of the GPU whose records are compiled (the GPU table's compute capability), else sm_90.
+std::string CompileArch(const std::string& records_device) {
+  if (std::optional<std::string> local = LocalCudaArch()) return *local;
+  if (!records_device.empty()) {
+    try {
+      const std::string cc = LookupGpu(records_device).compute_capability;  // "9.0"
+      const size_t dot = cc.find('.');
+      if (dot != std::string::npos) {
+        const std::string arch =
+            ArchForComputeCapability(std::stoi(cc.substr(0, dot)), std::stoi(cc.substr(dot + 1)));
+        const std::vector<std::string> known = KnownGpuArchs();
+        if (std::find(known.begin(), known.end(), arch) != known.end()) return arch;
+      }
+    } catch (const std::exception&) {
+      // Not in the table, or no compute capability there: the default.
+    }
+  }
+  return DefaultCudaArch();
 }
 
 }  // namespace
@@ -120,14 +142,14 @@ CompileModelReport CompileForCli(const ModelGraph& graph, const std::string& mod
   options.target = target.target;
   if (target.target == "cuda") {
     if (warm_activations) throw Error("--warm-activations: a CPU protocol; not with --target cuda");
-    options.cuda_arch = target.arch.empty() ? DefaultCudaArch() : target.arch;
-    GpuLimitsForArch(options.cuda_arch);  // an unknown architecture: an error naming the known
     options.device = target.device;
     options.cuda_host_emulation = target.host_emulation;
     if (options.device.empty() && database) {
       options.device = GpuRecordsDevice(graph, *database);
       if (!options.device.empty()) std::cerr << "glimpse: records of " << options.device << "\n";
     }
+    options.cuda_arch = target.arch.empty() ? CompileArch(options.device) : target.arch;
+    GpuLimitsForArch(options.cuda_arch);  // an unknown architecture: an error naming the known
   }
   options.source = {{"model", IsOnnxPath(model) ? fs::absolute(model).string() : model},
                     {"input_shapes", InputShapesJson(input_shapes)},
@@ -476,7 +498,8 @@ void AddCompileCommands(CLI::App& app) {
       ->capture_default_str();
   compile->add_option("--arch", flags->target.arch,
                       "--target cuda: the GPU architecture to build for, sm_75 … sm_120 "
-                      "(default: the GPU's here, else sm_90)");
+                      "(default: the GPU's here, else that of the GPU whose records are "
+                      "compiled, else sm_90)");
   compile->add_option("--device", flags->target.device,
                       "--target cuda: the GPU whose tuning records count, as its driver names it "
                       "(default: the one GPU the database has records of for the model)");

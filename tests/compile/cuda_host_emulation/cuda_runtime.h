@@ -27,9 +27,8 @@ inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cud
   return cudaSuccess;
 }
 
-inline cudaError_t cudaMemcpy2DAsync(void* dst, size_t dst_pitch, const void* src,
-                                     size_t src_pitch, size_t width, size_t height,
-                                     cudaMemcpyKind, cudaStream_t) {
+inline cudaError_t cudaMemcpy2DAsync(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                                     size_t width, size_t height, cudaMemcpyKind, cudaStream_t) {
   for (size_t row = 0; row < height; ++row) {
     std::memcpy(static_cast<char*>(dst) + row * dst_pitch,
                 static_cast<const char*>(src) + row * src_pitch, width);
