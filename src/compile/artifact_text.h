@@ -18,6 +18,9 @@ struct TensorSignature {
 std::string CHeaderText(const std::string& name, const std::string& source,
                         const std::vector<TensorSignature>& inputs,
                         const std::vector<TensorSignature>& outputs);
+// The harnesses' helpers (Die, ReadFloats, WriteFloats, Median, JsonNumber, JsonString) in an
+// anonymous namespace; "@NAME@" for the library's identifier.
+std::string HarnessHelpersText();
 // harness.cc: the <name>_run program.
 std::string HarnessText(const std::string& name);
 // CMakeLists.txt; `kernel_flags`: the tuner's compiler flags for the kernels.
@@ -39,6 +42,15 @@ std::string CudaHarnessText(const std::string& name);
 // the model's sources model.cu, weights.cc and `kernel_files`.
 std::string CudaCMakeListsText(const std::string& name, const std::string& arch,
                                const std::vector<std::string>& kernel_files);
+
+// ---- Helpers of both targets' texts
+
+// `text` with every `token` replaced by `value`.
+std::string Substitute(std::string text, const std::string& token, const std::string& value);
+std::string Upper(std::string text);
+// The header comment's lines " *   input 0: "name" [1, 3, 224, 224]", then the outputs'.
+std::string TensorLines(const std::vector<TensorSignature>& inputs,
+                        const std::vector<TensorSignature>& outputs);
 
 // `text` as a C string literal, quotes included (quotes, backslashes and control characters
 // escaped; other bytes, UTF-8 included, as they are).

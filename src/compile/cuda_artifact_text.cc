@@ -2,41 +2,9 @@
 // header, the harness and the CMake project. "@NAME@" stands for the library's identifier.
 #include <fmt/format.h>
 
-#include <cctype>
-
 #include "compile/artifact_text.h"
 
 namespace glimpse::compile {
-namespace {
-
-std::string Substitute(std::string text, const std::string& token, const std::string& value) {
-  for (size_t at = text.find(token); at != std::string::npos; at = text.find(token, at)) {
-    text.replace(at, token.size(), value);
-    at += value.size();
-  }
-  return text;
-}
-
-std::string Upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
-
-std::string TensorLines(const std::vector<TensorSignature>& inputs,
-                        const std::vector<TensorSignature>& outputs) {
-  std::string tensors;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    tensors += fmt::format(" *   input {}: \"{}\" [{}]\n", i, inputs[i].name,
-                           fmt::join(inputs[i].shape, ", "));
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    tensors += fmt::format(" *   output {}: \"{}\" [{}]\n", i, outputs[i].name,
-                           fmt::join(outputs[i].shape, ", "));
-  }
-  return tensors;
-}
-
-}  // namespace
 
 std::string CudaCHeaderText(const std::string& name, const std::string& source,
                             const std::string& arch, const std::vector<TensorSignature>& inputs,
@@ -106,7 +74,7 @@ const char* @NAME@_step_kind(int index); /* "kernel" or "op"; "" out of range */
 }
 
 std::string CudaHarnessText(const std::string& name) {
-  return Substitute(
+  const std::string text =
       R"HARNESS(// @NAME@_run — runs the compiled model @NAME@ on the first CUDA device: reads its inputs (raw
 // float32 files) or makes them (uniform in [-1, 1] from --seed), writes its outputs, and times the
 // whole model with the operators' protocol: warm-up runs, then timed runs until --min-repeats and
@@ -128,58 +96,10 @@ std::string CudaHarnessText(const std::string& name) {
 
 #include "@NAME@.h"
 
-namespace {
-
-[[noreturn]] void Die(const std::string& what, int status = 2) {
-  std::fprintf(stderr, "@NAME@_run: %s\n", what.c_str());
-  std::exit(status);
-}
+@HELPERS@namespace {
 
 void Check(cudaError_t error, const char* what) {
   if (error != cudaSuccess) Die(std::string(what) + ": " + cudaGetErrorString(error));
-}
-
-std::vector<float> ReadFloats(const std::string& path, size_t count) {
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) Die("cannot open " + path);
-  std::vector<float> data(count);
-  const size_t got = std::fread(data.data(), sizeof(float), count, file);
-  const bool extra = std::fgetc(file) != EOF;
-  std::fclose(file);
-  if (got != count || extra) {
-    Die(path + ": expected exactly " + std::to_string(count) + " float32 values");
-  }
-  return data;
-}
-
-void WriteFloats(const std::string& path, const std::vector<float>& data) {
-  FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file || std::fwrite(data.data(), sizeof(float), data.size(), file) != data.size()) {
-    Die("cannot write " + path);
-  }
-  std::fclose(file);
-}
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-std::string JsonNumber(double value) {
-  char number[32];
-  std::snprintf(number, sizeof number, "%.9g", value);
-  return number;
-}
-
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -318,8 +238,8 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
-)HARNESS",
-      "@NAME@", name);
+)HARNESS";
+  return Substitute(Substitute(text, "@HELPERS@", HarnessHelpersText()), "@NAME@", name);
 }
 
 std::string CudaCMakeListsText(const std::string& name, const std::string& arch,

@@ -707,17 +707,7 @@ class Compiler {
     }
     text += "}\n\nnamespace {\n\n";
     text += fmt::format("constexpr size_t kWorkspaceBytes = {};\n", report_.workspace_bytes);
-    auto sizes = [&](const std::vector<int>& tensors) {
-      std::vector<int64_t> out;
-      for (int t : tensors) out.push_back(graph_.tensors[t].Elements());
-      return out;
-    };
-    text += fmt::format("constexpr int kInputs = {}, kOutputs = {};\n", graph_.inputs.size(),
-                        graph_.outputs.size());
-    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n",
-                        fmt::join(sizes(graph_.inputs), ", "));
-    text += fmt::format("constexpr size_t kOutputSizes[] = {{{}}};\n",
-                        fmt::join(sizes(graph_.outputs), ", "));
+    text += InputOutputSizesText();
     text += fmt::format("float* g_prepared[{}] = {{}};\nstd::once_flag g_prepare_once;\n\n",
                         std::max<size_t>(1, layers_.size()));
     text += "// Packs the weights of the kernels that want them, once.\nvoid Prepare() {\n";
@@ -735,16 +725,7 @@ class Compiler {
           fmt::join(inputs, ", "), symbol, step.layer);
     }
     text += "}\n\n";
-    std::vector<std::string> names, kinds;
-    for (size_t s = 0; s < steps_.size(); ++s) {
-      names.push_back(compile::CStringLiteral(StepLabel(s)));
-      kinds.push_back(compile::CStringLiteral(StepKind(s)));
-    }
-    text += fmt::format(
-        "// The steps, for the profile.\nconstexpr int kSteps = {};\n"
-        "const char* const kStepNames[] = {{\n    {}}};\n"
-        "const char* const kStepKinds[] = {{{}}};\n\n",
-        steps_.size(), fmt::join(names, ",\n    "), fmt::join(kinds, ", "));
+    text += StepTablesText();
     text +=
         "// Adds a step's wall time to seconds[step] when profiling (seconds non-null).\n"
         "class StepTimer {\n public:\n"
@@ -771,24 +752,13 @@ class Compiler {
                           StepCall(s));
     }
     text += "  return 0;\n}\n\n}  // namespace\n\n";
+    text += AccessorFunctionsText();
     text += fmt::format(
-        "extern \"C\" size_t {0}_workspace_size(void) {{ return kWorkspaceBytes; }}\n"
-        "extern \"C\" int {0}_num_inputs(void) {{ return kInputs; }}\n"
-        "extern \"C\" int {0}_num_outputs(void) {{ return kOutputs; }}\n"
-        "extern \"C\" size_t {0}_input_size(int i) {{ return i >= 0 && i < kInputs ? "
-        "kInputSizes[i] : 0; }}\n"
-        "extern \"C\" size_t {0}_output_size(int i) {{ return i >= 0 && i < kOutputs ? "
-        "kOutputSizes[i] : 0; }}\n\n"
         "extern \"C\" int {0}_run(const float* const* inputs, float* const* outputs, void* "
         "workspace) {{\n  return RunSteps(inputs, outputs, workspace, nullptr);\n}}\n\n"
         "extern \"C\" int {0}_run_profiled(const float* const* inputs, float* const* outputs, "
         "void* workspace, double* step_seconds) {{\n"
-        "  return step_seconds ? RunSteps(inputs, outputs, workspace, step_seconds) : 1;\n}}\n\n"
-        "extern \"C\" int {0}_num_steps(void) {{ return kSteps; }}\n"
-        "extern \"C\" const char* {0}_step_name(int i) {{ return i >= 0 && i < kSteps ? "
-        "kStepNames[i] : \"\"; }}\n"
-        "extern \"C\" const char* {0}_step_kind(int i) {{ return i >= 0 && i < kSteps ? "
-        "kStepKinds[i] : \"\"; }}\n",
+        "  return step_seconds ? RunSteps(inputs, outputs, workspace, step_seconds) : 1;\n}}\n",
         name);
     return text;
   }
@@ -853,27 +823,8 @@ class Compiler {
         "constexpr size_t kWeightFloats = {}, kPreparedFloats = {};\n"
         "constexpr size_t kWorkspaceBytes = {};  // the weights, prepared weights, intermediates\n",
         weight_floats, prepared_floats, report_.workspace_bytes);
-    auto sizes = [&](const std::vector<int>& tensors) {
-      std::vector<int64_t> out;
-      for (int t : tensors) out.push_back(graph_.tensors[t].Elements());
-      return out;
-    };
-    text += fmt::format("constexpr int kInputs = {}, kOutputs = {};\n", graph_.inputs.size(),
-                        graph_.outputs.size());
-    text += fmt::format("constexpr size_t kInputSizes[] = {{{}}};\n",
-                        fmt::join(sizes(graph_.inputs), ", "));
-    text += fmt::format("constexpr size_t kOutputSizes[] = {{{}}};\n\n",
-                        fmt::join(sizes(graph_.outputs), ", "));
-    std::vector<std::string> names, kinds;
-    for (size_t s = 0; s < steps_.size(); ++s) {
-      names.push_back(compile::CStringLiteral(StepLabel(s)));
-      kinds.push_back(compile::CStringLiteral(StepKind(s)));
-    }
-    text += fmt::format(
-        "// The steps.\nconstexpr int kSteps = {};\n"
-        "const char* const kStepNames[] = {{\n    {}}};\n"
-        "const char* const kStepKinds[] = {{{}}};\n\n",
-        steps_.size(), fmt::join(names, ",\n    "), fmt::join(kinds, ", "));
+    text += InputOutputSizesText() + "\n";
+    text += StepTablesText();
     text +=
         "bool BadWorkspace(const void* workspace) {\n"
         "  return (kWorkspaceBytes > 0 && !workspace) ||\n"
@@ -892,19 +843,8 @@ class Compiler {
           fmt::join(inputs, ", "), symbol, prepared_offset_.at(step.layer));
     }
     text += "}\n\n}  // namespace\n\n";
+    text += AccessorFunctionsText() + "\n";
     text += fmt::format(
-        "extern \"C\" size_t {0}_workspace_size(void) {{ return kWorkspaceBytes; }}\n"
-        "extern \"C\" int {0}_num_inputs(void) {{ return kInputs; }}\n"
-        "extern \"C\" int {0}_num_outputs(void) {{ return kOutputs; }}\n"
-        "extern \"C\" size_t {0}_input_size(int i) {{ return i >= 0 && i < kInputs ? "
-        "kInputSizes[i] : 0; }}\n"
-        "extern \"C\" size_t {0}_output_size(int i) {{ return i >= 0 && i < kOutputs ? "
-        "kOutputSizes[i] : 0; }}\n"
-        "extern \"C\" int {0}_num_steps(void) {{ return kSteps; }}\n"
-        "extern \"C\" const char* {0}_step_name(int i) {{ return i >= 0 && i < kSteps ? "
-        "kStepNames[i] : \"\"; }}\n"
-        "extern \"C\" const char* {0}_step_kind(int i) {{ return i >= 0 && i < kSteps ? "
-        "kStepKinds[i] : \"\"; }}\n\n"
         "extern \"C\" int {0}_init(void* workspace, void* stream_handle) {{\n"
         "  if (BadWorkspace(workspace)) return cudaErrorInvalidValue;\n"
         "  cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);\n"
@@ -933,6 +873,54 @@ class Compiler {
     }
     text += "  return cudaGetLastError();\n}\n";
     return text;
+  }
+
+  // ---- What model.cc and model.cu share
+
+  // kInputs, kOutputs and the floats of each input and output.
+  std::string InputOutputSizesText() const {
+    auto sizes = [&](const std::vector<int>& tensors) {
+      std::vector<int64_t> out;
+      for (int t : tensors) out.push_back(graph_.tensors[t].Elements());
+      return out;
+    };
+    return fmt::format(
+        "constexpr int kInputs = {}, kOutputs = {};\nconstexpr size_t kInputSizes[] = {{{}}};\n"
+        "constexpr size_t kOutputSizes[] = {{{}}};\n",
+        graph_.inputs.size(), graph_.outputs.size(), fmt::join(sizes(graph_.inputs), ", "),
+        fmt::join(sizes(graph_.outputs), ", "));
+  }
+
+  // kSteps and each step's name and kind, for the profile and the API.
+  std::string StepTablesText() const {
+    std::vector<std::string> names, kinds;
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      names.push_back(compile::CStringLiteral(StepLabel(s)));
+      kinds.push_back(compile::CStringLiteral(StepKind(s)));
+    }
+    return fmt::format(
+        "// The steps, for the profile.\nconstexpr int kSteps = {};\n"
+        "const char* const kStepNames[] = {{\n    {}}};\n"
+        "const char* const kStepKinds[] = {{{}}};\n\n",
+        steps_.size(), fmt::join(names, ",\n    "), fmt::join(kinds, ", "));
+  }
+
+  // The C API's sizes and steps (<name>.h), over the constants above and kWorkspaceBytes.
+  std::string AccessorFunctionsText() const {
+    return fmt::format(
+        "extern \"C\" size_t {0}_workspace_size(void) {{ return kWorkspaceBytes; }}\n"
+        "extern \"C\" int {0}_num_inputs(void) {{ return kInputs; }}\n"
+        "extern \"C\" int {0}_num_outputs(void) {{ return kOutputs; }}\n"
+        "extern \"C\" size_t {0}_input_size(int i) {{ return i >= 0 && i < kInputs ? "
+        "kInputSizes[i] : 0; }}\n"
+        "extern \"C\" size_t {0}_output_size(int i) {{ return i >= 0 && i < kOutputs ? "
+        "kOutputSizes[i] : 0; }}\n"
+        "extern \"C\" int {0}_num_steps(void) {{ return kSteps; }}\n"
+        "extern \"C\" const char* {0}_step_name(int i) {{ return i >= 0 && i < kSteps ? "
+        "kStepNames[i] : \"\"; }}\n"
+        "extern \"C\" const char* {0}_step_kind(int i) {{ return i >= 0 && i < kSteps ? "
+        "kStepKinds[i] : \"\"; }}\n\n",
+        report_.name);
   }
 
   // What step `s` computes, as its comment in model.cc and its name in the profile.

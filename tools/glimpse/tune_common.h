@@ -25,6 +25,10 @@ std::vector<ModelLayer> SelectLayers(const TuneFlags& flags, std::string& model,
                                      std::optional<ModelGraph>* graph = nullptr,
                                      bool weights = false);
 
+// --compile DIR's needs (when given): a model with a graph (`graph`, from SelectLayers), the
+// run's database and tables, not JSON. Error naming what to drop.
+void CheckCompileFlags(const TuneFlags& flags, const std::optional<ModelGraph>& graph);
+
 // --threads, --run-timeout, --build-timeout and --build-jobs in range; Error naming the flag.
 void CheckMachineFlags(const TuneFlags& flags);
 

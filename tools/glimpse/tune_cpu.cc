@@ -225,6 +225,18 @@ void TuneTasksAndReport(const TuneFlags& flags, const Target& target, TasksRepor
   }
 }
 
+void CheckCompileFlags(const TuneFlags& flags, const std::optional<ModelGraph>& graph) {
+  if (flags.compile_dir.empty()) return;
+  if (!graph) {
+    throw Error("--compile needs a model with a graph: a CNN of the zoo or an ONNX file (" +
+                std::string(flags.Given("--op") ? "--op gives operators alone"
+                                                : flags.model + " lists matrix products only") +
+                ")");
+  }
+  if (flags.no_database) throw Error("--compile reads the run's database; drop --no-db");
+  if (flags.json) throw Error("--compile prints tables; drop --json");
+}
+
 void RunCpuTune(const TuneFlags& given_flags) {
   // --hardware-budget N is --budget N with the strategy and plan that measure the model's best.
   const TuneFlags flags = ApplyCostModelFlags(given_flags);
@@ -233,16 +245,7 @@ void RunCpuTune(const TuneFlags& given_flags) {
   std::optional<ModelGraph> graph;
   std::vector<ModelLayer> layers =
       SelectLayers(flags, report.model, &graph, /*weights=*/!flags.compile_dir.empty());
-  if (!flags.compile_dir.empty()) {
-    if (!graph) {
-      throw Error("--compile needs a model with a graph: a CNN of the zoo or an ONNX file (" +
-                  std::string(flags.Given("--op") ? "--op gives operators alone"
-                                                  : flags.model + " lists matrix products only") +
-                  ")");
-    }
-    if (flags.no_database) throw Error("--compile reads the run's database; drop --no-db");
-    if (flags.json) throw Error("--compile prints tables; drop --json");
-  }
+  CheckCompileFlags(flags, graph);
   report.layers = static_cast<int64_t>(layers.size());
   report.tuner = flags.tuner;
   report.seed = flags.seed;

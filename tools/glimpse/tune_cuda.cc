@@ -74,18 +74,9 @@ void RunCudaTune(const TuneFlags& flags) {
   std::optional<ModelGraph> graph;
   std::vector<ModelLayer> layers =
       SelectLayers(flags, report.model, &graph, /*weights=*/!flags.compile_dir.empty());
-  if (!flags.compile_dir.empty()) {
-    if (!graph) {
-      throw Error("--compile needs a model with a graph: a CNN of the zoo or an ONNX file (" +
-                  std::string(flags.Given("--op") ? "--op gives operators alone"
-                                                  : flags.model + " lists matrix products only") +
-                  ")");
-    }
-    if (flags.no_database) throw Error("--compile reads the run's database; drop --no-db");
-    if (flags.json) throw Error("--compile prints tables; drop --json");
-    if (flags.build_only) {
-      throw Error("--compile takes measured records, and --build-only measures none; drop one");
-    }
+  CheckCompileFlags(flags, graph);
+  if (!flags.compile_dir.empty() && flags.build_only) {
+    throw Error("--compile takes measured records, and --build-only measures none; drop one");
   }
   report.layers = static_cast<int64_t>(layers.size());
   report.tuner = flags.tuner;
