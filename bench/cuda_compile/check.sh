@@ -53,7 +53,8 @@ c++ -std=c++17 -O2 -fopenmp -w -DGLIMPSE_RT_HOST_EMULATION \
   "-D${upper}_WEIGHTS_FILE=\"$work/emulated/weights.bin\"" "-DMODEL=$model" \
   "-DMODEL_HEADER=\"$model.h\"" \
   -x c++ "$work/emulated/model.cu" "$work"/emulated/kernel_*.cu -x none \
-  "$work/emulated/weights.cc" "$repo/bench/cuda_compile/emulation_driver.cc" -o "$work/emulated/run"
+  "$work/emulated/weights.cc" "$repo/tests/compile/cuda_host_emulation/run_model.cc" \
+  -o "$work/emulated/run"
 size=$(grep -o 'kInputSizes\[\] = {[0-9]*' "$work/emulated/model.cu" | grep -o '[0-9]*$')
 "$python" -c "import numpy as np; np.random.seed(1); \
 np.random.uniform(-1, 1, $size).astype(np.float32).tofile('$work/input.bin')"

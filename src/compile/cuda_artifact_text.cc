@@ -186,14 +186,19 @@ int main(int argc, char** argv) {
     const int status = @NAME@_run(in.data(), out.data(), workspace, stream);
     if (status != 0) Check(static_cast<cudaError_t>(status), what);
   };
+  // One run between two events; its seconds once the stream reaches the second.
+  auto timed_run = [&](const char* what) {
+    Check(cudaEventRecord(start, stream), "cudaEventRecord");
+    run(what);
+    Check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    Check(cudaEventSynchronize(stop), what);
+    float ms = 0.0f;
+    Check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  };
 
   Check(static_cast<cudaError_t>(@NAME@_init(workspace, stream)), "@NAME@_init");
-  Check(cudaEventRecord(start, stream), "cudaEventRecord");
-  run("the first run");
-  Check(cudaEventRecord(stop, stream), "cudaEventRecord");
-  Check(cudaStreamSynchronize(stream), "the first run");
-  float first_ms = 0.0f;
-  Check(cudaEventElapsedTime(&first_ms, start, stop), "cudaEventElapsedTime");
+  const double first_s = timed_run("the first run");
   for (int i = 0; i < n_out && !output_paths.empty(); ++i) {
     std::vector<float> data(@NAME@_output_size(i));
     Check(cudaMemcpy(data.data(), out[i], data.size() * sizeof(float), cudaMemcpyDeviceToHost),
@@ -211,19 +216,13 @@ int main(int argc, char** argv) {
       Check(cudaMemsetAsync(flush, flushes++ & 0xff, static_cast<size_t>(flush_bytes), stream),
             "the L2 flush");
     }
-    Check(cudaEventRecord(start, stream), "cudaEventRecord");
-    run("a timed run");
-    Check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    Check(cudaEventSynchronize(stop), "a timed run");
-    float ms = 0.0f;
-    Check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    samples.push_back(ms * 1e-3);
+    samples.push_back(timed_run("a timed run"));
     total += samples.back();
   }
   std::string json = "{\"model\": \"@NAME@\", \"device\": " + JsonString(props.name) +
                      ", \"compute_capability\": \"" + std::to_string(props.major) + "." +
                      std::to_string(props.minor) + "\", \"threads\": 0" +
-                     ", \"first_run_s\": " + JsonNumber(first_ms * 1e-3) +
+                     ", \"first_run_s\": " + JsonNumber(first_s) +
                      ", \"flush_bytes\": " + std::to_string(flush_bytes) +
                      ", \"median_s\": " + JsonNumber(Median(samples)) + ", \"samples_s\": [";
   for (size_t i = 0; i < samples.size(); ++i) json += (i ? ", " : "") + JsonNumber(samples[i]);

@@ -286,12 +286,18 @@ class Compiler {
       generated = GenerateCudaKernel(task, task.space.ConfigFromJson(kernel.config), kernel.symbol);
     }
     const std::string file = fmt::format("kernel_{}.cu", cuda_kernels_.size());
-    auto args = [](int count, const std::string& extra) {
-      std::vector<std::string> out;
-      for (int i = 0; i < count; ++i) out.push_back(fmt::format("in[{}]", i));
-      out.push_back(extra);
-      return fmt::format("{}", fmt::join(out, ", "));
-    };
+    std::string code = options_.cuda_host_emulation
+                           ? HostEmulationKernelText(task, kernel, generated)
+                           : CudaKernelText(text, kernel, generated);
+    cuda_files_.emplace_back(file, std::move(code));
+    has_prepare_.push_back(generated.has_prepare);
+    cuda_kernels_.push_back(std::move(generated));
+  }
+
+  // kernel_<k>.cu: the generated kernel, and the launchers model.cu calls with the template's
+  // launch configuration.
+  std::string CudaKernelText(const std::string& text, const CompiledKernel& kernel,
+                             const CudaKernel& generated) const {
     auto dims = [](const std::array<int64_t, 3>& d) {
       return fmt::format("dim3({}, {}, {})", d[0], d[1], d[2]);
     };
@@ -305,18 +311,23 @@ class Compiler {
                                  : "",
         cuda_arch_, generated.code, kernel.symbol, kernel.symbol, dims(generated.launch.grid),
         dims(generated.launch.block),
-        args(generated.num_inputs, generated.has_prepare ? "prepared, out" : "out"));
-    if (options_.cuda_host_emulation) code = HostEmulationKernelText(task, kernel, generated);
-    if (generated.has_prepare && !options_.cuda_host_emulation) {
+        KernelArguments(generated, generated.has_prepare ? "prepared, out" : "out"));
+    if (generated.has_prepare) {
       code += fmt::format(
           "extern \"C\" void {0}_launch_prepare(const float* const* in, float* prepared, "
           "cudaStream_t stream) {{\n  {0}_prepare<<<{1}, {2}, 0, stream>>>({3});\n}}\n",
           kernel.symbol, dims(generated.prepare_launch.grid), dims(generated.prepare_launch.block),
-          args(generated.num_inputs, "prepared"));
+          KernelArguments(generated, "prepared"));
     }
-    cuda_files_.emplace_back(file, std::move(code));
-    has_prepare_.push_back(generated.has_prepare);
-    cuda_kernels_.push_back(std::move(generated));
+    return code;
+  }
+
+  // "in[0], …, in[n-1], <rest>": a launcher's arguments, the operator's inputs first.
+  static std::string KernelArguments(const CudaKernel& generated, const std::string& rest) {
+    std::vector<std::string> out;
+    for (int i = 0; i < generated.num_inputs; ++i) out.push_back(fmt::format("in[{}]", i));
+    if (!rest.empty()) out.push_back(rest);
+    return fmt::format("{}", fmt::join(out, ", "));
   }
 
   // CompileModelOptions::cuda_host_emulation's kernel file: the GPU nest as C++ (its prepared
@@ -330,14 +341,11 @@ class Compiler {
         "<cuda_runtime.h>\n\n{}\n",
         kernel.symbol,
         EmitCpp(MakeGpuNest(op, task.space, task.space.ConfigFromJson(kernel.config)), sim));
-    std::vector<std::string> inputs;
-    for (int i = 0; i < generated.num_inputs; ++i) inputs.push_back(fmt::format("in[{}]", i));
-    if (generated.has_prepare) inputs.push_back("prepared");
     code += fmt::format(
         "extern \"C\" void {}_launch(const float* const* in, float* prepared, float* out, "
         "cudaStream_t) {{\n  (void)prepared;\n  const float* all[] = {{{}}};\n  {}(all, "
         "out);\n}}\n",
-        kernel.symbol, fmt::join(inputs, ", "), sim);
+        kernel.symbol, KernelArguments(generated, generated.has_prepare ? "prepared" : ""), sim);
     if (generated.has_prepare) {
       code += fmt::format(
           "extern \"C\" void {0}_launch_prepare(const float* const* in, float* prepared, "

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "compile_test_util.h"
 #include "glimpse/cuda.h"
 #include "glimpse/database.h"
 #include "glimpse/error.h"
@@ -29,46 +30,17 @@ namespace glimpse {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::Expected;
+using testing::Import;
+using testing::ReadFloats;
+using testing::ReadText;
+using testing::WriteFloats;
 
 constexpr char kGpu[] = "NVIDIA H100 80GB HBM3";
-
-Json Expected(const std::string& name) {
-  std::ifstream in(testing::TestDataPath("onnx/" + name + ".expected.json"));
-  return Json::parse(in);
-}
-
-ModelGraph Import(const std::string& name) {
-  OnnxImportOptions options;
-  const Json expected = Expected(name);
-  for (const auto& [input, value] : expected["inputs"].items()) {
-    options.input_shapes[input] = value["shape"].get<std::vector<int64_t>>();
-  }
-  return ImportOnnx(testing::TestDataPath("onnx/" + name + ".onnx"), options);
-}
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int ExitCode(const std::string& command) {
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-void WriteFloats(const fs::path& path, const std::vector<float>& data) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
-}
-
-std::vector<float> ReadFloats(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<float> data;
-  float v;
-  while (in.read(reinterpret_cast<char*>(&v), sizeof v)) data.push_back(v);
-  return data;
 }
 
 CompileModelOptions CudaOptions(const fs::path& dir) {
@@ -77,6 +49,46 @@ CompileModelOptions CudaOptions(const fs::path& dir) {
   options.target = "cuda";
   options.cuda_arch = "sm_90";
   return options;
+}
+
+// The recorded inputs of test model `name`, written as raw float32 files `<prefix><i>.bin` in
+// `dir`.
+std::vector<std::string> WriteRecordedInputs(const fs::path& dir, const std::string& prefix,
+                                             const std::string& name, const ModelGraph& graph) {
+  const Json expected = Expected(name);
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    paths.push_back((dir / (prefix + std::to_string(i) + ".bin")).string());
+    WriteFloats(
+        paths.back(),
+        expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"].get<std::vector<float>>());
+  }
+  return paths;
+}
+
+// Where the outputs of a run go: `<prefix><o>.bin` in `dir`.
+std::vector<std::string> OutputPaths(const fs::path& dir, const std::string& prefix,
+                                     const ModelGraph& graph) {
+  std::vector<std::string> paths;
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    paths.push_back((dir / (prefix + std::to_string(o) + ".bin")).string());
+  }
+  return paths;
+}
+
+// Each output file holds ONNX Runtime's recorded output of test model `name`, within 1e-4.
+void ExpectOnnxRuntimesOutputs(const std::vector<std::string>& outputs, const std::string& name,
+                               const ModelGraph& graph) {
+  const Json expected = Expected(name);
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    const auto want =
+        expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
+    const auto got = ReadFloats(outputs[o]);
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
+    }
+  }
 }
 
 // Builds the artifact in `dir` with CMake and nvcc, runs its harness on the recorded inputs and,
@@ -95,18 +107,12 @@ void ExpectBuildsAndRunsWhereAGpuIs(const fs::path& dir, const std::string& name
   EXPECT_TRUE(fs::exists(build / ("lib" + name + ".a")));
   EXPECT_TRUE(fs::exists(build / ("lib" + name + ".so")));
 
-  const Json expected = Expected(name);
   std::string args = " --min-repeats 1 --min-time 0 --warmup 0";
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const fs::path path = dir / ("in" + std::to_string(i) + ".bin");
-    WriteFloats(
-        path,
-        expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"].get<std::vector<float>>());
-    args += " --input " + path.string();
+  for (const std::string& input : WriteRecordedInputs(dir, "in", name, graph)) {
+    args += " --input " + input;
   }
-  for (size_t o = 0; o < graph.outputs.size(); ++o) {
-    args += " --output " + (dir / ("out" + std::to_string(o) + ".bin")).string();
-  }
+  const std::vector<std::string> outputs = OutputPaths(dir, "out", graph);
+  for (const std::string& output : outputs) args += " --output " + output;
   const fs::path err = dir / "harness.err";
   const int code =
       ExitCode((build / (name + "_run")).string() + args + " > /dev/null 2> " + err.string());
@@ -115,52 +121,16 @@ void ExpectBuildsAndRunsWhereAGpuIs(const fs::path& dir, const std::string& name
     return;  // built, and nothing to run it on
   }
   ASSERT_EQ(code, 0) << ReadText(err);
-  for (size_t o = 0; o < graph.outputs.size(); ++o) {
-    const auto want =
-        expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
-    const auto got = ReadFloats(dir / ("out" + std::to_string(o) + ".bin"));
-    ASSERT_EQ(got.size(), want.size()) << name;
-    for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
-    }
-  }
+  ExpectOnnxRuntimesOutputs(outputs, name, graph);
 }
 
 // The artifact of `options` (compiled with cuda_host_emulation) built with the C++ compiler, the
-// stand-in CUDA runtime (tests/compile/cuda_host_emulation) and a small driver, run on the
+// stand-in CUDA runtime and the driver run_model.cc (tests/compile/cuda_host_emulation), run on the
 // recorded inputs of `name`; every output must be ONNX Runtime's.
 void ExpectHostEmulationMatchesOnnxRuntime(const fs::path& dir, const std::string& name,
                                            const ModelGraph& graph) {
   std::string upper = name;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const fs::path driver = dir / "driver.cc";
-  {
-    std::ofstream out(driver);
-    out << "#include <cstdio>\n#include <cstdlib>\n#include <vector>\n#include \"" << name
-        << ".h\"\n"
-        << "int main(int argc, char** argv) {\n"
-        << "  const int n_in = " << name << "_num_inputs(), n_out = " << name << "_num_outputs();\n"
-        << "  if (argc != 1 + n_in + n_out) return 2;\n"
-        << "  std::vector<std::vector<float>> in(n_in), out(n_out);\n"
-        << "  std::vector<const float*> ip;\n  std::vector<float*> op;\n"
-        << "  for (int i = 0; i < n_in; ++i) {\n"
-        << "    in[i].resize(" << name << "_input_size(i));\n"
-        << "    FILE* f = std::fopen(argv[1 + i], \"rb\");\n"
-        << "    if (!f || std::fread(in[i].data(), 4, in[i].size(), f) != in[i].size()) return 3;\n"
-        << "    std::fclose(f);\n    ip.push_back(in[i].data());\n  }\n"
-        << "  for (int o = 0; o < n_out; ++o) {\n"
-        << "    out[o].assign(" << name << "_output_size(o), 0.0f);\n"
-        << "    op.push_back(out[o].data());\n  }\n"
-        << "  void* ws = std::aligned_alloc(64, (" << name
-        << "_workspace_size() + 63) / 64 * 64 + 64);\n"
-        << "  if (" << name << "_init(ws, nullptr) != 0) return 4;\n"
-        << "  if (" << name << "_run(ip.data(), op.data(), ws, nullptr) != 0) return 5;\n"
-        << "  for (int o = 0; o < n_out; ++o) {\n"
-        << "    FILE* f = std::fopen(argv[1 + n_in + o], \"wb\");\n"
-        << "    if (!f) return 6;\n"
-        << "    std::fwrite(out[o].data(), 4, out[o].size(), f);\n    std::fclose(f);\n  }\n"
-        << "  std::free(ws);\n  return 0;\n}\n";
-  }
   std::string kernels;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string file = entry.path().filename().string();
@@ -169,35 +139,23 @@ void ExpectHostEmulationMatchesOnnxRuntime(const fs::path& dir, const std::strin
   const fs::path shim = fs::path(GLIMPSE_SOURCE_DIR) / "tests/compile/cuda_host_emulation";
   const fs::path binary = dir / "emulated";
   const std::string log = (dir / "emulated.log").string();
-  ASSERT_EQ(ExitCode("c++ -std=c++17 -O1 -fopenmp -w -DGLIMPSE_RT_HOST_EMULATION -I" +
-                     shim.string() + " -I" + dir.string() + " '-D" + upper + "_WEIGHTS_FILE=\"" +
-                     (dir / "weights.bin").string() + "\"' -x c++ " + (dir / "model.cu").string() +
-                     kernels + " -x none " + (dir / "weights.cc").string() + " " + driver.string() +
-                     " -o " + binary.string() + " > " + log + " 2>&1"),
-            0)
+  ASSERT_EQ(
+      ExitCode("c++ -std=c++17 -O1 -fopenmp -w -DGLIMPSE_RT_HOST_EMULATION -I" + shim.string() +
+               " -I" + dir.string() + " '-D" + upper + "_WEIGHTS_FILE=\"" +
+               (dir / "weights.bin").string() + "\"' -DMODEL=" + name + " '-DMODEL_HEADER=\"" +
+               name + ".h\"' -x c++ " + (dir / "model.cu").string() + kernels + " -x none " +
+               (dir / "weights.cc").string() + " " + (shim / "run_model.cc").string() + " -o " +
+               binary.string() + " > " + log + " 2>&1"),
+      0)
       << ReadText(log);
-  const Json expected = Expected(name);
   std::string args;
-  for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const fs::path path = dir / ("emulated_in" + std::to_string(i) + ".bin");
-    WriteFloats(
-        path,
-        expected["inputs"][graph.tensors[graph.inputs[i]].name]["data"].get<std::vector<float>>());
-    args += " " + path.string();
+  for (const std::string& input : WriteRecordedInputs(dir, "emulated_in", name, graph)) {
+    args += " " + input;
   }
-  for (size_t o = 0; o < graph.outputs.size(); ++o) {
-    args += " " + (dir / ("emulated_out" + std::to_string(o) + ".bin")).string();
-  }
+  const std::vector<std::string> outputs = OutputPaths(dir, "emulated_out", graph);
+  for (const std::string& output : outputs) args += " " + output;
   ASSERT_EQ(ExitCode(binary.string() + args), 0);
-  for (size_t o = 0; o < graph.outputs.size(); ++o) {
-    const auto want =
-        expected["outputs"][graph.tensors[graph.outputs[o]].name]["data"].get<std::vector<float>>();
-    const auto got = ReadFloats(dir / ("emulated_out" + std::to_string(o) + ".bin"));
-    ASSERT_EQ(got.size(), want.size()) << name;
-    for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_NEAR(got[i], want[i], 1e-4 * (1.0 + std::fabs(want[i]))) << name << " output " << i;
-    }
-  }
+  ExpectOnnxRuntimesOutputs(outputs, name, graph);
 }
 
 // Without a GPU, the artifact as a host emulation — its steps, workspace plan, weights and

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "compile_test_util.h"
 #include "glimpse/cpu.h"
 #include "glimpse/cpu_seeds.h"
 #include "glimpse/error.h"
@@ -29,31 +30,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::AddTensor;
+using testing::Expected;
+using testing::Import;
 using testing::MakeOp;
-
-Json Expected(const std::string& name) {
-  std::ifstream in(testing::TestDataPath("onnx/" + name + ".expected.json"));
-  return Json::parse(in);
-}
-
-ModelGraph Import(const std::string& name) {
-  OnnxImportOptions options;
-  const Json expected = Expected(name);  // alive through the loop
-  for (const auto& [input, value] : expected["inputs"].items()) {
-    options.input_shapes[input] = value["shape"].get<std::vector<int64_t>>();
-  }
-  return ImportOnnx(testing::TestDataPath("onnx/" + name + ".onnx"), options);
-}
+using testing::ReadFloats;
+using testing::ReadText;
+using testing::WriteFloats;
 
 int Shell(const std::string& command) {
   return std::system((command + " > /dev/null 2>&1").c_str());
-}
-
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Builds the artifact in `dir` with CMake; returns the harness's path.
@@ -64,19 +49,6 @@ std::string Build(const fs::path& dir, const std::string& name) {
             0)
       << "the artifact in " << dir << " does not build";
   return (build / (name + "_run")).string();
-}
-
-void WriteFloats(const fs::path& path, const std::vector<float>& data) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
-}
-
-std::vector<float> ReadFloats(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<float> data;
-  float v;
-  while (in.read(reinterpret_cast<char*>(&v), sizeof v)) data.push_back(v);
-  return data;
 }
 
 // Compiles `name` without a database (with activations kept channel-blocked when `blocked`),
