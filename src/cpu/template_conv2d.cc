@@ -277,8 +277,12 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
     throw Error("conv2d NCHWc: output channel block " + std::to_string(k_block) +
                 " on an output blocked by " + std::to_string(shape.out_block));
   }
-  // An input already in the kernel's blocks, with nothing to pad or skip, is read where it is.
-  const bool pack_input = shape.in_block == 0 || pad_in_copy > 0 || strided_pack;
+  // An input already in the kernel's blocks, with nothing to pad or skip, is read where it is. A
+  // plain (NCHW) input is in blocks of one channel: with c1 = 1 the packed copy would be the
+  // input itself, and on a 3-channel first layer that copy cost MobileNet-v2's stem a fifth of
+  // its time (bench/results/cpu_models_64.md, "The first layers read their input in place").
+  const bool input_in_blocks = shape.in_block != 0 || c_block == 1;
+  const bool pack_input = !input_in_blocks || pad_in_copy > 0 || strided_pack;
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
@@ -431,7 +435,23 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   if (config.Int("vectorize") != 0) {
     for (const char* name : {"k2", "zk2", "wk2"}) SetLoopKind(nest, name, LoopKind::kVectorized);
   }
-  if (config.Int("unroll") != 0) SetLoopKind(nest, "s", LoopKind::kUnrolled);
+  if (config.Int("unroll") != 0) {
+    SetLoopKind(nest, "s", LoopKind::kUnrolled);
+    // A kernel row whose body is only its unrolled taps (every channel loop inside r has one
+    // iteration) is unrolled too, up to 3×3 taps: on a 3-channel first layer its three-iteration
+    // loop around a few dozen FMAs cost 7 % (bench/results/cpu_models_64.md, "The first layers
+    // read their input in place").
+    bool only_taps_inside_r = shape.r * shape.s <= 9;
+    bool past = false;
+    for (int64_t position : order_knob) {
+      if (position == 2) past = true;
+      if (past && position != 2 && position != 3 && position != 4 &&
+          reduction_extents.at(position) > 1) {
+        only_taps_inside_r = false;
+      }
+    }
+    if (only_taps_inside_r) SetLoopKind(nest, "r", LoopKind::kUnrolled);
+  }
   const std::string parallel = config.Text("parallel");
   if (parallel == "k" || parallel == "k_oh") SetLoopKind(nest, "k0", LoopKind::kParallel);
   if (parallel == "oh" || parallel == "k_oh") SetLoopKind(nest, "oh0", LoopKind::kParallel);

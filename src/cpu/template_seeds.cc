@@ -46,11 +46,15 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-// Adds `json` to `seeds` when the space offers it, it is valid and not there yet. Every seed
-// copies the zero padding where the space has the knob: guarded loads defeat the vectorisation
-// (up to 20× slower on depthwise rows), and the copy is one pass over the input.
+// Adds `json` to `seeds` when the space offers it, it is valid and not there yet. A seed copies
+// the zero padding where the space has the knob, unless it says otherwise: guarded loads defeat
+// the vectorisation (up to 20× slower on depthwise rows), and the copy is one pass over the input.
 void AddSeed(const ConfigSpace& space, Json json, std::vector<Config>& seeds) {
-  if (HasKnob(space, "padding")) json["padding"] = "copy";
+  if (!HasKnob(space, "padding")) {
+    json.erase("padding");
+  } else if (!json.contains("padding")) {
+    json["padding"] = "copy";
+  }
   try {
     Config config = space.ConfigFromJson(json);
     if (space.IsValid(config) && std::find(seeds.begin(), seeds.end(), config) == seeds.end()) {
@@ -131,6 +135,33 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
                    {"parallel", "k_oh"},
                    {"vectorize", 1},
                    {"unroll", 1}};
+      AddSeed(space, std::move(json), seeds);
+    }
+  }
+  // Fewer input channels than a vector (the 3-channel first layers), blocked: the plain input read
+  // in place, one channel a block (a packed copy cost MobileNet-v2's first layer a fifth of its
+  // time), two vectors of output channels × 7 columns in registers — half the registers: 14
+  // columns spilled — and the kernel row's taps unrolled around them (c0, r, s). On Zen 4 it ran
+  // VGG-16's first layer at 95 % of the FMA peak and ResNet's 7×7 one at 98 %; MobileNet-v2's
+  // stride-2 one at 79 %, where the flushed input and output alone take 70 % of its time
+  // (bench/results/cpu_models_64.md, "The first layers read their input in place"). With 16
+  // registers (AVX2), one vector of channels.
+  if (shape.c < lanes && shape.in_block == 0 && layout == "NCHWc") {
+    const int64_t k_block = shape.out_block != 0 ? shape.out_block : lanes;
+    const int64_t k_vectors = registers.count >= 32 && shape.k % (2 * k_block) == 0 ? 2 : 1;
+    const int64_t columns =
+        LargestDivisorAtMost(out_w, std::max<int64_t>((registers.count / 2 - 1) / k_vectors, 1));
+    if (shape.k % k_block == 0) {
+      Json json = {{"layout", "NCHWc"},
+                   {"tile_k", {shape.k / (k_vectors * k_block), k_vectors, k_block}},
+                   {"tile_oh", {out_h, 1}},
+                   {"tile_ow", {out_w / columns, 1, columns}},
+                   {"tile_c", {shape.c, 1}},
+                   {"order", {0, 2, 3, 1, 4}},  // c0, r, s, c1; k1 last: in the register tile
+                   {"parallel", "oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1},
+                   {"padding", "guard"}};
       AddSeed(space, std::move(json), seeds);
     }
   }

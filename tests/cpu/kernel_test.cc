@@ -1,16 +1,20 @@
 // Generated kernels of every template, compiled and checked against the reference in the worker,
 // and the worker's handling of the optional prepare step.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "cpu_fixtures.h"
 #include "glimpse/cache_flush.h"
+#include "glimpse/codegen.h"
 #include "glimpse/cpu.h"
 #include "glimpse/error.h"
 #include "glimpse/random.h"
@@ -568,6 +572,37 @@ TEST(BlockedActivationSpaceTest, TheBlocksAreTheActivationsAndAnUnpaddedInputIsN
   }
 }
 
+// A plain (NCHW) input is in blocks of one channel: with tile_c_1 = 1 the NCHWc kernel reads it
+// where it is (guarded padding), with a larger block or the padding copied it packs it first, and
+// either way the kernel matches the reference.
+TEST_F(KernelTest, PlainInputInBlocksOfOneChannelIsReadInPlace) {
+  const std::string op = "conv2d:N=1,C=3,H=13,W=13,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1";
+  const Task task = MakeCpuTask(ParseOperator(op));
+  auto config = [&](int64_t c_block, const std::string& padding) {
+    return task.space.ConfigFromJson({{"layout", "NCHWc"},
+                                      {"tile_k", {1, 2, 16}},
+                                      {"tile_oh", {7, 1}},
+                                      {"tile_ow", {1, 1, 7}},
+                                      {"tile_c", {3 / c_block, c_block}},
+                                      {"order", {0, 2, 3, 1, 4}},
+                                      {"parallel", "oh"},
+                                      {"vectorize", 1},
+                                      {"unroll", 1},
+                                      {"padding", padding}});
+  };
+  auto packs = [&](const Config& c) {
+    const LoopNest nest = MakeCpuNest(ParseOperator(op), task.space, c);
+    return std::any_of(nest.tensors.begin(), nest.tensors.end(),
+                       [](const TensorDecl& t) { return t.name == "Ip"; });
+  };
+  EXPECT_FALSE(packs(config(1, "guard")));
+  EXPECT_TRUE(packs(config(3, "guard")));
+  EXPECT_TRUE(packs(config(1, "copy")));
+  ExpectAllOk(
+      op, 0, 1,
+      {task.space.ConfigToJson(config(1, "guard")), task.space.ConfigToJson(config(3, "guard"))});
+}
+
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
 // (ow2 × k1 × k2/lanes accumulators, nothing stored), as read from the compiler's assembly.
 TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
@@ -632,6 +667,56 @@ TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
 
 // A prepare step sees only the constant inputs: reading the activation crashes it, and a kernel
 // that defines only half of the prepare interface is refused.
+// The emitted ReLU and ReLU6 clamp the float's bits as integers: compiled with the builder's own
+// flags (vectorised), they agree with max(v, 0) and min(max(v, 0), 6) on every kind of float —
+// negative zero, subnormals, the clamp's edges, infinities — and a positive NaN stays NaN through
+// ReLU.
+TEST_F(KernelTest, EmittedReluAndRelu6ClampEveryKindOfFloat) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {-3.5f,    -0.0f, 0.0f,  1e-40f, -1e-40f, 2.5f, 5.99999f, 6.0f,
+                                6.00001f, 7.0f,  1e30f, -1e30f, inf,     -inf, 0.5f,     nan};
+  auto nest_of = [&](bool relu6) {
+    LoopNest nest;
+    nest.name = relu6 ? "relu6" : "relu";
+    const int64_t n = static_cast<int64_t>(x.size());
+    int in = nest.AddTensor({"X", {n}, "I", DType::kFloat32, TensorRole::kInput, 0});
+    int out = nest.AddTensor({"Y", {n}, "I", DType::kFloat32, TensorRole::kOutput});
+    Stmt copy{StmtKind::kCopy, {out, {AffineExpr::Var("i")}}, {in, {AffineExpr::Var("i")}}};
+    (relu6 ? copy.relu6 : copy.relu) = true;
+    nest.body.push_back(Node::MakeLoop({"i", n, LoopKind::kVectorized}, {Node::MakeStmt(copy)}));
+    return nest;
+  };
+  CpuBuilder builder(testing::FastBuild(dir_));
+  std::vector<BuildResult> built = builder.BuildSources(
+      {{EmitCpp(nest_of(false), "relu"), "relu"}, {EmitCpp(nest_of(true), "relu6"), "relu6"}});
+  for (size_t k = 0; k < built.size(); ++k) {
+    ASSERT_EQ(built[k].status, MeasureStatus::kOk) << built[k].error;
+    const std::string artifact = built[k].artifact;
+    const std::string path = artifact.substr(0, artifact.rfind(':'));
+    void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(library, nullptr) << dlerror();
+    using Kernel = void (*)(const float* const*, float*);
+    auto kernel = reinterpret_cast<Kernel>(dlsym(library, k == 0 ? "relu" : "relu6"));
+    ASSERT_NE(kernel, nullptr);
+    std::vector<float> y(x.size(), -1.0f);
+    const float* inputs[1] = {x.data()};
+    kernel(inputs, y.data());
+    for (size_t i = 0; i + 1 < x.size(); ++i) {
+      const float relu = x[i] > 0.0f ? x[i] : 0.0f;
+      const float want = k == 0 ? relu : std::min(relu, 6.0f);
+      EXPECT_EQ(y[i], want) << "x = " << x[i] << (k == 0 ? " (ReLU)" : " (ReLU6)");
+      EXPECT_FALSE(std::signbit(y[i])) << "x = " << x[i];
+    }
+    if (k == 0) {
+      EXPECT_TRUE(std::isnan(y.back()));
+    } else {
+      EXPECT_EQ(y.back(), 6.0f);
+    }
+    dlclose(library);
+  }
+}
+
 TEST_F(KernelTest, PrepareStepSeesOnlyConstantInputs) {
   // dense M=1, N=4, K=4 without bias: inputs A, B; the prepared buffer arrives as inputs[2].
   auto source = [](const std::string& symbol, bool size, const std::string& prepare_body) {

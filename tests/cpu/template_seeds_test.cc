@@ -71,14 +71,21 @@ TEST(TemplateSeedsTest, Avx512UsesSixteenLanesAndThirtyOneAccumulators) {
 }
 
 TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
-  // Three input channels: one input block of all three; two output blocks.
+  // Three input channels: first the input read in place (blocks of one channel), on AVX2's 16
+  // registers one vector of channels × 7 columns, the padding guarded; then one input block of
+  // all three, two output blocks.
   const std::vector<Json> stem =
       SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,bias=1,relu=1", kAvx2, 2,
               kAvx2RegisterTileFloats);
-  ASSERT_EQ(stem.size(), 2u);
+  ASSERT_EQ(stem.size(), 3u);
   EXPECT_EQ(stem[0]["layout"], "NCHWc");  // stride 2: no plain-layout seed
-  EXPECT_EQ(stem[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(stem[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
+  EXPECT_EQ(stem[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(stem[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 8}));
+  EXPECT_EQ(stem[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 7}));
+  EXPECT_EQ(stem[0]["padding"], "guard");
+  EXPECT_EQ(stem[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(stem[1]["padding"], "copy");
+  EXPECT_EQ(stem[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
   // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
   const std::vector<Json> down =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,
@@ -224,11 +231,20 @@ TEST(TemplateSeedsTest, DepthwiseRowsWithTheTapsInnermostThenChannelsAsTheVector
 }
 
 TEST(TemplateSeedsTest, ThreeChannelStrideOneLayerFirstWritesRowsInThePlainLayout) {
-  // VGG-16's first layer on AVX-512, 2 threads: a vector of 16 columns × 8, then 4, channels in
-  // the plain layout; then the blocked seeds (one input block of all three channels).
+  // VGG-16's first layer on AVX-512, 2 threads: first the blocked kernel reading the input in
+  // place, two vectors of channels × 7 columns in registers (half of the 32); then a vector of 16
+  // columns × 8, then 4, channels in the plain layout; then the blocked seeds that pack the input
+  // (one input block of all three channels).
   const std::string vgg_stem = "conv2d:N=1,C=3,H=224,W=224,K=64,R=3,S=3,pad=1,bias=1,relu=1";
-  const std::vector<Json> seeds = SeedsOf(vgg_stem, kAvx512, 2, kPortableRegisterTileFloats);
-  ASSERT_EQ(seeds.size(), 4u);
+  const std::vector<Json> all = SeedsOf(vgg_stem, kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0]["layout"], "NCHWc");
+  EXPECT_EQ(all[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(all[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 2, 16}));
+  EXPECT_EQ(all[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 7}));
+  EXPECT_EQ(all[0]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 1, 4}));
+  EXPECT_EQ(all[0]["padding"], "guard");
+  const std::vector<Json> seeds(all.begin() + 1, all.end());
   const std::vector<std::vector<int64_t>> k_tiles = {{8, 1, 8}, {16, 1, 4}};
   for (size_t i = 0; i < 2; ++i) {
     SCOPED_TRACE(seeds[i].dump());
@@ -246,8 +262,10 @@ TEST(TemplateSeedsTest, ThreeChannelStrideOneLayerFirstWritesRowsInThePlainLayou
   EXPECT_EQ(seeds[3]["layout"], "NCHWc");
   // AVX2 on 16 threads: vectors of 8 columns; 8 blocks of 8 channels are fewer than the threads,
   // so the rows are shared out instead.
-  const std::vector<Json> avx2 = SeedsOf(vgg_stem, kAvx2, 16, kAvx2RegisterTileFloats);
-  ASSERT_GE(avx2.size(), 2u);
+  const std::vector<Json> avx2_all = SeedsOf(vgg_stem, kAvx2, 16, kAvx2RegisterTileFloats);
+  ASSERT_GE(avx2_all.size(), 3u);
+  EXPECT_EQ(avx2_all[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
+  const std::vector<Json> avx2(avx2_all.begin() + 1, avx2_all.end());
   EXPECT_EQ(avx2[0]["layout"], "NCHW");
   EXPECT_EQ(avx2[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{28, 1, 8}));
   EXPECT_EQ(avx2[0]["parallel"], "oh");
@@ -304,6 +322,7 @@ TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
         // Activations blocked by 16 (in and out, out only, strided).
         "conv2d:N=1,C=32,H=8,W=8,K=32,R=3,S=3,pad=1,bias=1,relu=1,in_block=16,out_block=16",
         "conv2d:N=1,C=3,H=12,W=12,K=16,R=3,S=3,stride=2,pad=1,bias=1,out_block=16",
+        "conv2d:N=1,C=3,H=14,W=14,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,out_block=16",
         "conv2d:N=1,C=32,H=8,W=8,K=16,R=1,S=1,stride=2,residual=1,in_block=16,out_block=16",
         "depthwise_conv2d:N=1,C=32,H=9,W=9,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,in_block=16,"
         "out_block=16"}) {
