@@ -46,7 +46,10 @@ namespace glimpse {
 // different nest for the same operator and configuration (a knob change already changes the
 // space's fingerprint, hence the workload key): the performance corpus records it with every
 // measurement, so that a model is not trained on timings of programs glimpse no longer makes.
-constexpr int kCpuTemplateVersion = 1;
+// 2: the NCHWc conv2d's column-tile peel and padding-row skip, a plain input read in place with
+// one channel a block, the kernel row unrolled around its taps, ReLU/ReLU6 on the float's bits
+// (the shipped corpora are of version 1: docs/perf-corpus.md).
+constexpr int kCpuTemplateVersion = 2;
 
 // Floats an NCHWc register tile may hold. 32 AVX-512 registers × 16 lanes: the portable cap, and
 // this machine's with AVX-512 (or when its vector registers are not known).

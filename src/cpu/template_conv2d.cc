@@ -439,7 +439,7 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
     SetLoopKind(nest, "s", LoopKind::kUnrolled);
     // A kernel row whose body is only its unrolled taps (every channel loop inside r has one
     // iteration) is unrolled too, up to 3×3 taps: on a 3-channel first layer its three-iteration
-    // loop around a few dozen FMAs cost 7 % (bench/results/cpu_models_64.md, "The first layers
+    // loop around a few dozen FMAs cost 5–7 % (bench/results/cpu_models_64.md, "The first layers
     // read their input in place").
     bool only_taps_inside_r = shape.r * shape.s <= 9;
     bool past = false;
