@@ -139,6 +139,12 @@ struct XgbPerfOptions {
   // rather than only thresholds on sizes that shift from one operator to the next. The profile
   // is the training machine's, and a saved model keeps it.
   std::optional<MachineProfile> roofline;
+  // When set (with `roofline`, whose profile it reads), each row also carries
+  // XgbScheduleFeatures: ratios of how the schedule meets the machine — thread and lane use, the
+  // straight-line FMAs per loop iteration, the register tile against the register file, the
+  // copies and stores per multiply-add — which mean the same on every shape, where the loop
+  // features are sizes whose thresholds move from one operator to the next.
+  bool schedule = false;
 };
 int XgbPerfFeatureWidth();
 // The feature row of a record's program (XgbPerfFeatureWidth() values).
@@ -148,6 +154,16 @@ std::vector<float> XgbPerfFeatures(const LoopNest& nest);
 // (compute / Σ memory): 4 + 2 · levels values.
 int XgbRooflineFeatureWidth(const MachineProfile& profile);
 std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfile& profile);
+// How the schedule of a program's main multiply-add (the one run most often) meets the machine
+// of `profile` (threads, vector lanes, register file), as ratios: log2 of the parallel
+// iterations; their balance over the threads (iterations / (threads · rounds)); the lanes the
+// vectorised loop fills in its last round; log2 of the multiply-adds per iteration of the
+// innermost loop that is not unrolled (vector loops counted in rounds); log2 of that loop's trip
+// count; the accumulator's floats over the register file's; log2(1 + copied elements per
+// multiply-add) into temporaries (packing) and into the output (the epilogue: one over the
+// reduction's length); log2 of the multiply-adds per parallel iteration.
+constexpr int kXgbScheduleFeatureWidth = 9;
+std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfile& profile);
 // The width of a row under `options`: the loop features, and the roofline's when it is set.
 int XgbPerfRowWidth(const XgbPerfOptions& options);
 std::unique_ptr<PerfPredictor> MakeXgbPerfPredictor(const XgbPerfOptions& options = {});

@@ -170,6 +170,63 @@ std::vector<const PerfCorpusRecord*> All(const PerfCorpus& corpus) {
   return out;
 }
 
+// The schedule's ratios on a hand-built tiled matmul: i0 parallel (3) { acc[2][24] = 0;
+// k (8) { i1 unrolled (2) { j vectorised (24) { acc += A · B } } }; i1, j: C = acc + A-copy }, on
+// 2 threads of 16 lanes with 256 bytes (64 floats) of registers, plus a packed copy of B.
+TEST(XgbScheduleFeatures, RatiosOfAHandBuiltTiledMatmul) {
+  LoopNest nest;
+  nest.name = "tiled";
+  const int a = nest.AddTensor({"A", {6, 8}, "MK", DType::kFloat32, TensorRole::kInput, 0});
+  const int b = nest.AddTensor({"B", {8, 24}, "KN", DType::kFloat32, TensorRole::kInput, 1});
+  const int c = nest.AddTensor({"C", {6, 24}, "MN", DType::kFloat32, TensorRole::kOutput});
+  const int bp = nest.AddTensor({"Bp", {8, 24}, "KN", DType::kFloat32, TensorRole::kTemp});
+  TensorDecl acc_decl{"acc", {2, 24}, "MN", DType::kFloat32, TensorRole::kTemp};
+  acc_decl.scope_loop = "i0";
+  const int acc = nest.AddTensor(acc_decl);
+  const E row = E::Var("i0", 2) + E::Var("i1");
+  Stmt pack{StmtKind::kCopy, {bp, {E::Var("pk"), E::Var("pj")}}, {b, {E::Var("pk"), E::Var("pj")}}};
+  nest.body.push_back(NestLoops({{"pk", 8}, {"pj", 24}}, {Node::MakeStmt(pack)}));
+  Stmt zero{StmtKind::kZero, {acc, {E::Var("zi"), E::Var("zj")}}};
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {acc, {E::Var("i1"), E::Var("j")}},
+           {a, {row, E::Var("k")}},
+           {bp, {E::Var("k"), E::Var("j")}}};
+  Stmt store{StmtKind::kCopy,
+             {c, {E::Var("i0", 2) + E::Var("si"), E::Var("sj")}},
+             {acc, {E::Var("si"), E::Var("sj")}}};
+  std::vector<Node> tile;
+  tile.push_back(NestLoops({{"zi", 2}, {"zj", 24}}, {Node::MakeStmt(zero)}));
+  tile.push_back(
+      NestLoops({{"k", 8}, {"i1", 2, LoopKind::kUnrolled}, {"j", 24, LoopKind::kVectorized}},
+                {Node::MakeStmt(mac)}));
+  tile.push_back(NestLoops({{"si", 2}, {"sj", 24}}, {Node::MakeStmt(store)}));
+  nest.body.push_back(Node::MakeLoop({"i0", 3, LoopKind::kParallel}, std::move(tile)));
+  nest.Validate();
+
+  MachineProfile two = SmallProfile();
+  two.threads = 2;
+  const std::vector<float> row_features = XgbScheduleFeatures(nest, two);
+  ASSERT_EQ(row_features.size(), static_cast<size_t>(kXgbScheduleFeatureWidth));
+  EXPECT_FLOAT_EQ(row_features[0], LogCount(3.0));  // parallel iterations
+  EXPECT_FLOAT_EQ(row_features[1], 0.75f);          // 3 on 2 threads: two rounds, 3/4 busy
+  EXPECT_FLOAT_EQ(row_features[2], 0.75f);          // 24 elements in two vectors of 16
+  EXPECT_FLOAT_EQ(row_features[3], LogCount(4.0));  // 2 unrolled × 2 vector rounds per k
+  EXPECT_FLOAT_EQ(row_features[4], LogCount(8.0));  // k's trip count
+  EXPECT_FLOAT_EQ(row_features[5], 48.0f / 64.0f);  // acc's 48 floats over 64 of registers
+  // 3 · 8 · 2 · 24 = 1152 multiply-adds; 192 elements packed, 144 stored.
+  EXPECT_FLOAT_EQ(row_features[6], LogCount(192.0 / 1152.0));
+  EXPECT_FLOAT_EQ(row_features[7], LogCount(144.0 / 1152.0));
+  EXPECT_FLOAT_EQ(row_features[8], LogCount(1152.0 / 3.0));
+  // No multiply-add: all zero.
+  LoopNest copy_only;
+  copy_only.name = "copy";
+  const int x = copy_only.AddTensor({"X", {4}, "I", DType::kFloat32, TensorRole::kInput, 0});
+  const int y = copy_only.AddTensor({"Y", {4}, "I", DType::kFloat32, TensorRole::kOutput});
+  copy_only.body.push_back(Node::MakeLoop(
+      {"i", 4}, Node::MakeStmt(Stmt{StmtKind::kCopy, {y, {E::Var("i")}}, {x, {E::Var("i")}}})));
+  for (float f : XgbScheduleFeatures(copy_only, two)) EXPECT_EQ(f, 0.0f);
+}
+
 TEST(Roofline, CalibrationIsOneScalePerKind) {
   const MachineProfile profile = SmallProfile();
   // Measured = 3 × the estimate for dense, so the fitted scale is 3 and predictions match.
@@ -249,6 +306,14 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
     EXPECT_NE(predictor->Describe().at("features").get<std::string>().find("profile test"),
               std::string::npos);
   }
+  // The -schedule variants add the schedule's ratios on the same profile.
+  for (const std::string name : {"xgb-roofline-schedule", "xgb-rank-roofline-schedule"}) {
+    const auto predictor = MakePerfPredictor(name, options);
+    EXPECT_EQ(predictor->Name(), name);
+    EXPECT_EQ(predictor->Describe().at("width"),
+              XgbPerfFeatureWidth() + 8 + kXgbScheduleFeatureWidth)
+        << name;
+  }
   EXPECT_NE(MakePerfPredictor("xgb-rank-roofline", options)
                 ->Describe()["objective"]
                 .get<std::string>()
@@ -266,7 +331,8 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what())
                   .find("known: roofline, roofline-cal, xgb, xgb-rank, xgb-roofline, "
-                        "xgb-rank-roofline, graphsage, lstm, file:MODEL.json"),
+                        "xgb-rank-roofline, xgb-roofline-schedule, xgb-rank-roofline-schedule, "
+                        "graphsage, lstm, file:MODEL.json"),
               std::string::npos)
         << error.what();
   }

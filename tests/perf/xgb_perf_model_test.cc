@@ -158,6 +158,30 @@ TEST(XgbPerfModelTest, RooflineFeaturesKeepTheirProfileInTheFile) {
             std::string::npos);
 }
 
+TEST(XgbPerfModelTest, ScheduleFeaturesAreKeptInTheFileAndNeedAProfile) {
+  XgbPerfOptions options = SmallOptions();
+  options.roofline = LoadMachineProfile(DefaultMachineProfilePath());
+  options.schedule = true;
+  const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
+  const Json json = model.ToJson();
+  EXPECT_EQ(json.at("feature_width"), XgbPerfRowWidth(options));
+  EXPECT_EQ(json.at("options").at("schedule_features"), true);
+  const SomeNests some;
+  const XgbPerfModel loaded = XgbPerfModel::FromJson(json, "m.json");
+  EXPECT_TRUE(loaded.options().schedule);
+  EXPECT_EQ(loaded.PredictLogTimes(some.pointers), model.PredictLogTimes(some.pointers));
+  // Without the profile the ratios have no machine: refused.
+  Json no_profile = json;
+  no_profile["options"].erase("roofline_profile");
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::FromJson(no_profile, "m.json");
+            }).find("schedule_features without a roofline_profile"),
+            std::string::npos);
+  XgbPerfOptions bare = SmallOptions();
+  bare.schedule = true;
+  EXPECT_THROW(MakeXgbPerfPredictor(bare), Error);
+}
+
 TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   const Json good = TrainedModel().ToJson();
   Json json = good;

@@ -104,7 +104,9 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--predictors", flags->predictors,
                        "Comma list of roofline, roofline-cal, xgb, xgb-rank (XGBoost ranking "
                        "within each operator), xgb-roofline, xgb-rank-roofline (the same with the "
-                       "roofline's estimate on --profile among the features), graphsage, lstm "
+                       "roofline's estimate on --profile among the features), "
+                       "xgb-roofline-schedule, xgb-rank-roofline-schedule (and the schedule's "
+                       "ratios on that profile's machine), graphsage, lstm "
                        "(trained on each split's training "
                        "side), file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");

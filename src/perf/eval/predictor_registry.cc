@@ -7,8 +7,16 @@ namespace glimpse {
 
 const std::vector<std::string>& PerfPredictorNames() {
   static const std::vector<std::string> names = {
-      "roofline",     "roofline-cal",      "xgb",       "xgb-rank",
-      "xgb-roofline", "xgb-rank-roofline", "graphsage", "lstm",
+      "roofline",
+      "roofline-cal",
+      "xgb",
+      "xgb-rank",
+      "xgb-roofline",
+      "xgb-rank-roofline",
+      "xgb-roofline-schedule",
+      "xgb-rank-roofline-schedule",
+      "graphsage",
+      "lstm",
   };
   return names;
 }
@@ -17,13 +25,17 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options) {
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
-  const bool ranked = name == "xgb-rank" || name == "xgb-rank-roofline";
-  const bool roofline = name == "xgb-roofline" || name == "xgb-rank-roofline";
+  const bool schedule = name == "xgb-roofline-schedule" || name == "xgb-rank-roofline-schedule";
+  const bool ranked =
+      name == "xgb-rank" || name == "xgb-rank-roofline" || name == "xgb-rank-roofline-schedule";
+  const bool roofline = schedule || name == "xgb-roofline" || name == "xgb-rank-roofline";
   if (name == "xgb" || ranked || roofline) {
     XgbPerfOptions xgb = options.xgb;
     if (ranked) xgb.target = "rank";
-    // The roofline features are the roofline predictor's estimate on the same profile.
+    // The roofline features are the roofline predictor's estimate on the same profile; the
+    // schedule's ratios read the same profile's threads, lanes and registers.
     if (roofline) xgb.roofline = options.profile;
+    xgb.schedule = schedule;
     return MakeXgbPerfPredictor(xgb);
   }
   if (name == "graphsage" || name == "lstm") {

@@ -40,6 +40,10 @@ std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests,
       const std::vector<float> roofline = XgbRooflineFeatures(*nest, *options.roofline);
       out.insert(out.end(), roofline.begin(), roofline.end());
     }
+    if (options.schedule) {
+      const std::vector<float> schedule = XgbScheduleFeatures(*nest, *options.roofline);
+      out.insert(out.end(), schedule.begin(), schedule.end());
+    }
   }
   return out;
 }
@@ -169,6 +173,7 @@ Json XgbPerfModel::ToJson() const {
       {"subsample", options_.subsample}, {"seed", options_.seed},
       {"target", options_.target}};
   if (options_.roofline) options["roofline_profile"] = MachineProfileToJson(*options_.roofline);
+  if (options_.schedule) options["schedule_features"] = true;
   return {{"format", kPerfModelFormat},
           {"version", kXgbPerfModelVersion},
           {"architecture", kXgbPerfModelArchitecture},
@@ -232,6 +237,13 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   if (o.contains("roofline_profile")) {
     options.roofline =
         MachineProfileFromJson(o.at("roofline_profile"), where + ".roofline_profile");
+  }
+  // Files written before the schedule features have none.
+  options.schedule = o.contains("schedule_features") && o.at("schedule_features").is_boolean() &&
+                     o.at("schedule_features").get<bool>();
+  if (options.schedule && !options.roofline) {
+    throw Error(where + ": schedule_features without a roofline_profile (remake it with '" +
+                kRemake + "')");
   }
   options.num_threads = 1;
   const int width = IntField(json, "feature_width", origin);

@@ -92,9 +92,95 @@ std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfil
   return row;
 }
 
+namespace {
+
+// A statement with the loops around it, outermost first.
+struct PlacedStmt {
+  const Stmt* stmt = nullptr;
+  std::vector<const Loop*> loops;
+  double iterations = 1.0;
+};
+
+void PlaceStmts(const std::vector<Node>& body, std::vector<const Loop*>& around,
+                std::vector<PlacedStmt>& out) {
+  for (const Node& node : body) {
+    if (node.is_loop) {
+      around.push_back(&node.loop);
+      PlaceStmts(node.body, around, out);
+      around.pop_back();
+    } else {
+      PlacedStmt placed{&node.stmt, around, 1.0};
+      for (const Loop* loop : around) placed.iterations *= static_cast<double>(loop->extent);
+      out.push_back(std::move(placed));
+    }
+  }
+}
+
+double Rounds(double work, double units) { return std::ceil(work / std::max(units, 1.0)); }
+
+}  // namespace
+
+std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfile& profile) {
+  std::vector<PlacedStmt> stmts;
+  std::vector<const Loop*> around;
+  PlaceStmts(nest.body, around, stmts);
+  std::vector<float> row(kXgbScheduleFeatureWidth, 0.0f);
+  const PlacedStmt* main = nullptr;
+  for (const PlacedStmt& s : stmts) {
+    if (s.stmt->kind != StmtKind::kMultiplyAdd) continue;
+    if (!main || s.iterations > main->iterations) main = &s;
+  }
+  if (!main) return row;
+  const double threads = std::max(profile.threads, 1);
+  const double lanes = std::max(profile.vector_lanes, 1);
+  double parallel = 1.0, vector = 0.0;
+  for (const Loop* loop : main->loops) {
+    if (loop->kind == LoopKind::kParallel) parallel *= static_cast<double>(loop->extent);
+    if (loop->kind == LoopKind::kVectorized) vector = static_cast<double>(loop->extent);
+  }
+  // The straight-line body: the unrolled and vectorised loops inside the innermost other loop.
+  double straight = 1.0, inner_trip = 1.0;
+  for (auto it = main->loops.rbegin(); it != main->loops.rend(); ++it) {
+    const Loop& loop = **it;
+    if (loop.kind == LoopKind::kUnrolled) {
+      straight *= static_cast<double>(loop.extent);
+    } else if (loop.kind == LoopKind::kVectorized) {
+      straight *= Rounds(static_cast<double>(loop.extent), lanes);
+    } else {
+      inner_trip = static_cast<double>(loop.extent);
+      break;
+    }
+  }
+  const TensorDecl& dst = nest.tensors.at(static_cast<size_t>(main->stmt->dst.tensor));
+  double accumulator_floats = 0.0;
+  if (dst.role == TensorRole::kTemp) {
+    accumulator_floats = 1.0;
+    for (int64_t extent : dst.shape) accumulator_floats *= static_cast<double>(extent);
+  }
+  double packed = 0.0, stored = 0.0;
+  for (const PlacedStmt& s : stmts) {
+    if (s.stmt->kind != StmtKind::kCopy) continue;
+    const TensorRole role = nest.tensors.at(static_cast<size_t>(s.stmt->dst.tensor)).role;
+    (role == TensorRole::kOutput ? stored : packed) += s.iterations;
+  }
+  const double macs = main->iterations;
+  const double register_floats = std::max(profile.register_bytes / 4.0, 1.0);
+  row[0] = LogCount(parallel);
+  row[1] = static_cast<float>(parallel / (threads * Rounds(parallel, threads)));
+  row[2] = vector > 0 ? static_cast<float>(vector / (lanes * Rounds(vector, lanes))) : 0.0f;
+  row[3] = LogCount(straight);
+  row[4] = LogCount(inner_trip);
+  row[5] = static_cast<float>(accumulator_floats / register_floats);
+  row[6] = LogCount(packed / macs);
+  row[7] = LogCount(stored / macs);
+  row[8] = LogCount(macs / parallel);
+  return row;
+}
+
 int XgbPerfRowWidth(const XgbPerfOptions& options) {
   return XgbPerfFeatureWidth() +
-         (options.roofline ? XgbRooflineFeatureWidth(*options.roofline) : 0);
+         (options.roofline ? XgbRooflineFeatureWidth(*options.roofline) : 0) +
+         (options.schedule ? kXgbScheduleFeatureWidth : 0);
 }
 
 namespace {
@@ -107,11 +193,14 @@ class XgbPerfPredictor : public PerfPredictor {
     if (options_.rounds < 1 || options_.eta <= 0.0 || options_.max_depth < 1) {
       throw Error("xgb perf predictor: rounds and max_depth must be ≥ 1 and eta > 0");
     }
+    if (options_.schedule && !options_.roofline) {
+      throw Error("xgb perf predictor: the schedule features read the roofline's machine profile");
+    }
   }
 
   std::string Name() const override {
     return std::string(options_.target == "rank" ? "xgb-rank" : "xgb") +
-           (options_.roofline ? "-roofline" : "");
+           (options_.roofline ? "-roofline" : "") + (options_.schedule ? "-schedule" : "");
   }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
@@ -130,10 +219,11 @@ class XgbPerfPredictor : public PerfPredictor {
         {"objective", options_.target == "rank"
                           ? "rank:pairwise on -log(time_s), one group per operator"
                           : "reg:squarederror on log(time_s)"},
-        {"features", options_.roofline ? "program graph: main multiply-add, 4 accesses, mean, max; "
-                                         "the roofline's estimate on profile " +
-                                             options_.roofline->name
-                                       : "program graph: main multiply-add, 4 accesses, mean, max"},
+        {"features",
+         std::string("program graph: main multiply-add, 4 accesses, mean, max") +
+             (options_.roofline ? "; the roofline's estimate on profile " + options_.roofline->name
+                                : "") +
+             (options_.schedule ? "; the schedule's ratios (XgbScheduleFeatures)" : "")},
         {"width", XgbPerfRowWidth(options_)},
         {"rounds", options_.rounds},
         {"eta", options_.eta},

@@ -1,4 +1,5 @@
 #include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -17,7 +17,8 @@ extern "C" void kern_prepare(const float* const* inputs, float* prepared) {
       for (int s = 0; s < 3; ++s)
         for (int c = 0; c < 3; ++c)
           for (int k2 = 0; k2 < 16; ++k2)
-            Wp[432 * k1 + 144 * r + 48 * s + 16 * c + k2] = Wt[27 * (16 * k1 + k2) + 9 * c + 3 * r + s];
+            Wp[432 * k1 + 144 * r + 48 * s + 16 * c + k2] =
+                Wt[27 * (16 * k1 + k2) + 9 * c + 3 * r + s];
 }
 template <bool LEFT>
 static inline void tile(const float* __restrict I, const float* __restrict Wp,
