@@ -157,6 +157,24 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
   EXPECT_GT(roofline_json["feature_width"].get<int>(), XgbPerfFeatureWidth());
   EXPECT_NE(LoadProgramTimeModel(roofline)->MadeBy().find("--xgb-roofline-profile " + profile),
             std::string::npos);
+  // --xgb-schedule adds the schedule's ratios on the same profile, and needs one.
+  const std::string schedule = Db("xgb-schedule.json");
+  result =
+      RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-rounds", "20",
+                  "--xgb-roofline-profile", profile, "--xgb-schedule", "--out", schedule});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream schedule_in(schedule);
+  const Json schedule_json = Json::parse(schedule_in);
+  EXPECT_EQ(schedule_json["options"]["schedule_features"], true);
+  EXPECT_EQ(schedule_json["feature_width"].get<int>(),
+            roofline_json["feature_width"].get<int>() + kXgbScheduleFeatureWidth);
+  EXPECT_NE(LoadProgramTimeModel(schedule)->MadeBy().find("--xgb-schedule"), std::string::npos);
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb",
+                       "--xgb-schedule", "--out", schedule});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--xgb-schedule reads the threads, lanes and registers"),
+            std::string::npos)
+      << result.err;
   result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb",
                        "--xgb-roofline-profile", Db("none.json"), "--out", roofline});
   EXPECT_NE(result.exit_code, 0);

@@ -460,7 +460,8 @@ const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hid
                                      "--rank-loss", "--rank-loss-weight", "--validation-fraction",
                                      "--patience"};
 const char* const kXgbFlags[] = {"--xgb-rounds",  "--xgb-eta",    "--xgb-max-depth",
-                                 "--xgb-threads", "--xgb-target", "--xgb-roofline-profile"};
+                                 "--xgb-threads", "--xgb-target", "--xgb-roofline-profile",
+                                 "--xgb-schedule"};
 
 std::string Exclusions(const TrainPerfModelFlags& flags) {
   std::string line;
@@ -479,7 +480,8 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
            (flags.xgb_roofline_profile.empty()
                 ? std::string()
                 : " --xgb-roofline-profile " + flags.xgb_roofline_profile) +
-           Exclusions(flags) + " --out " + flags.out_path;
+           (flags.xgb.schedule ? " --xgb-schedule" : "") + Exclusions(flags) + " --out " +
+           flags.out_path;
   }
   const PerfModelTrainOptions& o = flags.options;
   std::string line = fmt::format(
@@ -526,6 +528,11 @@ void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
   flags.xgb.seed = flags.options.seed;
   if (!flags.xgb_roofline_profile.empty()) {
     flags.xgb.roofline = LoadMachineProfile(flags.xgb_roofline_profile);
+  }
+  if (flags.xgb.schedule && !flags.xgb.roofline) {
+    throw Error(
+        "--xgb-schedule reads the threads, lanes and registers of a machine profile: give "
+        "--xgb-roofline-profile too (e.g. data/hardware/cpu_machine_profile_amd_epyc.json)");
   }
   size_t total = 0;
   const PerfCorpus corpus = TrainingCorpus(flags, &total);
@@ -620,6 +627,10 @@ void AddTrainPerfModel(CLI::App& train) {
                   "xgb: also give the trees the roofline's estimate of each program on this "
                   "machine profile (the corpus machine's, e.g. data/hardware/"
                   "cpu_machine_profile_amd_epyc.json); the file keeps the profile");
+  cmd->add_flag("--xgb-schedule", flags->xgb.schedule,
+                "xgb: also give the trees the schedule's ratios on the --xgb-roofline-profile "
+                "machine (thread and lane use, FMAs per loop iteration, register tile, copies "
+                "and stores per multiply-add: docs/perf-eval.md)");
   cmd->add_option("--xgb-threads", flags->xgb.num_threads,
                   "xgb: XGBoost's threads while training (0: every hardware thread)")
       ->default_str("1");
