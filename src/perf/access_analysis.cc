@@ -79,4 +79,34 @@ double Footprint(const Access& access, const TensorDecl& tensor,
   return AccessInLoops(access, tensor, loops).Footprint(0);
 }
 
+double PlacedStmt::Iterations() const {
+  double iterations = 1.0;
+  for (const Loop* loop : loops) iterations *= static_cast<double>(loop->extent);
+  return iterations;
+}
+
+namespace {
+
+void PlaceStatements(const std::vector<Node>& body, std::vector<const Loop*>& around,
+                     std::vector<PlacedStmt>& out) {
+  for (const Node& node : body) {
+    if (node.is_loop) {
+      around.push_back(&node.loop);
+      PlaceStatements(node.body, around, out);
+      around.pop_back();
+    } else {
+      out.push_back({&node.stmt, around});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<PlacedStmt> PlacedStatements(const std::vector<Node>& body) {
+  std::vector<PlacedStmt> out;
+  std::vector<const Loop*> around;
+  PlaceStatements(body, around, out);
+  return out;
+}
+
 }  // namespace glimpse::perf

@@ -55,4 +55,15 @@ std::vector<double> FootprintPerDimension(const Access& access, const TensorDecl
 double Footprint(const Access& access, const TensorDecl& tensor,
                  const std::vector<const Loop*>& loops);
 
+// A statement of a nest's body with the loops around it, outermost first.
+struct PlacedStmt {
+  const Stmt* stmt = nullptr;
+  std::vector<const Loop*> loops;
+  // How many times it runs: the product of the loops' extents (useful ranges and peeled edges
+  // not counted).
+  double Iterations() const;
+};
+// Every statement of `body`, in program order.
+std::vector<PlacedStmt> PlacedStatements(const std::vector<Node>& body);
+
 }  // namespace glimpse::perf

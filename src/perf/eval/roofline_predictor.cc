@@ -1,9 +1,9 @@
 // The analytical baseline (glimpse/perf_predictor.h): a roofline over the nest's statements, bytes
 // per memory level from the accesses' footprints, optionally scaled per operator kind.
 //
-// Map: StatementsOf (each statement with the loops around it) · StatementBytes (the traffic one
-// level supplies, given the capacity above it) · EstimateRoofline · RooflinePredictor (the
-// per-kind scale of the calibrated variant).
+// Map: perf::PlacedStatements (each statement with the loops around it) · StatementBytes (the
+// traffic one level supplies, given the capacity above it) · EstimateRoofline · RooflinePredictor
+// (the per-kind scale of the calibrated variant).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -19,23 +19,7 @@ namespace {
 
 constexpr double kElementBytes = 4.0;  // float32
 
-struct PlacedStmt {
-  const Stmt* stmt;
-  std::vector<const Loop*> loops;  // outermost first
-};
-
-void CollectStatements(const std::vector<Node>& body, std::vector<const Loop*>& loops,
-                       std::vector<PlacedStmt>& out) {
-  for (const Node& node : body) {
-    if (node.is_loop) {
-      loops.push_back(&node.loop);
-      CollectStatements(node.body, loops, out);
-      loops.pop_back();
-    } else {
-      out.push_back({&node.stmt, loops});
-    }
-  }
-}
+using perf::PlacedStmt;
 
 std::vector<const Access*> AccessesOf(const Stmt& stmt) {
   std::vector<const Access*> out = StmtReads(stmt);
@@ -90,9 +74,7 @@ RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& pr
   if (profile.levels.empty() || profile.peak_gflops <= 0.0) {
     throw Error("roofline: the machine profile has no peak or no memory levels");
   }
-  std::vector<PlacedStmt> statements;
-  std::vector<const Loop*> loops;
-  CollectStatements(nest.body, loops, statements);
+  const std::vector<PlacedStmt> statements = perf::PlacedStatements(nest.body);
 
   RooflineEstimate estimate;
   const size_t levels = profile.levels.size();

@@ -12,6 +12,7 @@
 #include "glimpse/perf_predictor.h"
 #include "glimpse/program_graph.h"
 #include "glimpse/xgb_perf_model.h"
+#include "perf/access_analysis.h"
 #include "perf/record_programs.h"
 
 namespace glimpse {
@@ -94,41 +95,17 @@ std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfil
 
 namespace {
 
-// A statement with the loops around it, outermost first.
-struct PlacedStmt {
-  const Stmt* stmt = nullptr;
-  std::vector<const Loop*> loops;
-  double iterations = 1.0;
-};
-
-void PlaceStmts(const std::vector<Node>& body, std::vector<const Loop*>& around,
-                std::vector<PlacedStmt>& out) {
-  for (const Node& node : body) {
-    if (node.is_loop) {
-      around.push_back(&node.loop);
-      PlaceStmts(node.body, around, out);
-      around.pop_back();
-    } else {
-      PlacedStmt placed{&node.stmt, around, 1.0};
-      for (const Loop* loop : around) placed.iterations *= static_cast<double>(loop->extent);
-      out.push_back(std::move(placed));
-    }
-  }
-}
-
 double Rounds(double work, double units) { return std::ceil(work / std::max(units, 1.0)); }
 
 }  // namespace
 
 std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfile& profile) {
-  std::vector<PlacedStmt> stmts;
-  std::vector<const Loop*> around;
-  PlaceStmts(nest.body, around, stmts);
+  const std::vector<perf::PlacedStmt> stmts = perf::PlacedStatements(nest.body);
   std::vector<float> row(kXgbScheduleFeatureWidth, 0.0f);
-  const PlacedStmt* main = nullptr;
-  for (const PlacedStmt& s : stmts) {
+  const perf::PlacedStmt* main = nullptr;
+  for (const perf::PlacedStmt& s : stmts) {
     if (s.stmt->kind != StmtKind::kMultiplyAdd) continue;
-    if (!main || s.iterations > main->iterations) main = &s;
+    if (!main || s.Iterations() > main->Iterations()) main = &s;
   }
   if (!main) return row;
   const double threads = std::max(profile.threads, 1);
@@ -158,12 +135,12 @@ std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfil
     for (int64_t extent : dst.shape) accumulator_floats *= static_cast<double>(extent);
   }
   double packed = 0.0, stored = 0.0;
-  for (const PlacedStmt& s : stmts) {
+  for (const perf::PlacedStmt& s : stmts) {
     if (s.stmt->kind != StmtKind::kCopy) continue;
     const TensorRole role = nest.tensors.at(static_cast<size_t>(s.stmt->dst.tensor)).role;
-    (role == TensorRole::kOutput ? stored : packed) += s.iterations;
+    (role == TensorRole::kOutput ? stored : packed) += s.Iterations();
   }
-  const double macs = main->iterations;
+  const double macs = main->Iterations();
   const double register_floats = std::max(profile.register_bytes / 4.0, 1.0);
   row[0] = LogCount(parallel);
   row[1] = static_cast<float>(parallel / (threads * Rounds(parallel, threads)));
