@@ -371,13 +371,15 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   const std::vector<std::string> reduction_names = {"c0", "c1", "r", "s"};
   const std::vector<int64_t> reduction_extents = {tc[0], c_block, shape.r, shape.s};
   // Which of the reduction loops have more than one iteration, outside r and inside it.
-  bool outside_r = false, inside_r = false, past_r = false;
+  // (And whether a channel loop of more than one iteration runs inside r.)
+  bool outside_r = false, inside_r = false, past_r = false, channels_inside_r = false;
   for (int64_t position : order_knob) {
     if (position == 4) continue;  // k1
     if (position == 2) {
       past_r = true;
     } else if (reduction_extents.at(position) > 1) {
       (past_r ? inside_r : outside_r) = true;
+      if (past_r && position != 3) channels_inside_r = true;
     }
   }
   for (auto it = order_knob.rbegin(); it != order_knob.rend(); ++it) {
@@ -441,16 +443,7 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
     // iteration) is unrolled too, up to 3×3 taps: on a 3-channel first layer its three-iteration
     // loop around a few dozen FMAs cost 5–7 % (bench/results/cpu_models_64.md, "The first layers
     // read their input in place").
-    bool only_taps_inside_r = shape.r * shape.s <= 9;
-    bool past = false;
-    for (int64_t position : order_knob) {
-      if (position == 2) past = true;
-      if (past && position != 2 && position != 3 && position != 4 &&
-          reduction_extents.at(position) > 1) {
-        only_taps_inside_r = false;
-      }
-    }
-    if (only_taps_inside_r) SetLoopKind(nest, "r", LoopKind::kUnrolled);
+    if (!channels_inside_r && shape.r * shape.s <= 9) SetLoopKind(nest, "r", LoopKind::kUnrolled);
   }
   const std::string parallel = config.Text("parallel");
   if (parallel == "k" || parallel == "k_oh") SetLoopKind(nest, "k0", LoopKind::kParallel);

@@ -598,6 +598,12 @@ TEST_F(KernelTest, PlainInputInBlocksOfOneChannelIsReadInPlace) {
   EXPECT_FALSE(packs(config(1, "guard")));
   EXPECT_TRUE(packs(config(3, "guard")));
   EXPECT_TRUE(packs(config(1, "copy")));
+  // The kernel row is unrolled where only taps are inside it (c1 = 1), not around a channel block.
+  auto row_kind = [&](const Config& c) {
+    return MakeCpuNest(ParseOperator(op), task.space, c).FindLoop("r").kind;
+  };
+  EXPECT_EQ(row_kind(config(1, "guard")), LoopKind::kUnrolled);
+  EXPECT_EQ(row_kind(config(3, "guard")), LoopKind::kSerial);
   ExpectAllOk(
       op, 0, 1,
       {task.space.ConfigToJson(config(1, "guard")), task.space.ConfigToJson(config(3, "guard"))});

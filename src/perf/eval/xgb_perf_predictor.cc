@@ -103,9 +103,11 @@ std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfil
   const std::vector<perf::PlacedStmt> stmts = perf::PlacedStatements(nest.body);
   std::vector<float> row(kXgbScheduleFeatureWidth, 0.0f);
   const perf::PlacedStmt* main = nullptr;
+  double macs = 0.0;
   for (const perf::PlacedStmt& s : stmts) {
     if (s.stmt->kind != StmtKind::kMultiplyAdd) continue;
-    if (!main || s.Iterations() > main->Iterations()) main = &s;
+    const double iterations = s.Iterations();
+    if (!main || iterations > macs) main = &s, macs = iterations;
   }
   if (!main) return row;
   const double threads = std::max(profile.threads, 1);
@@ -140,7 +142,6 @@ std::vector<float> XgbScheduleFeatures(const LoopNest& nest, const MachineProfil
     const TensorRole role = nest.tensors.at(static_cast<size_t>(s.stmt->dst.tensor)).role;
     (role == TensorRole::kOutput ? stored : packed) += s.Iterations();
   }
-  const double macs = main->Iterations();
   const double register_floats = std::max(profile.register_bytes / 4.0, 1.0);
   row[0] = LogCount(parallel);
   row[1] = static_cast<float>(parallel / (threads * Rounds(parallel, threads)));
