@@ -131,7 +131,10 @@ struct XgbPerfOptions {
   // What is learned: "log-time", ln(time_s) by squared error (the prediction is a time); or
   // "rank", the order within each operator by XGBoost's pairwise rank loss (rank:pairwise, one
   // query group per operator), whose prediction is a time only up to a factor per operator —
-  // right for ranking an operator's configurations, meaningless across operators (MAPE).
+  // right for ranking an operator's configurations, meaningless across operators (MAPE); or
+  // "log-efficiency", ln(time_s / the roofline's estimate on `roofline`, which it needs) by
+  // squared error, the estimate added back to each prediction: the trees learn how far a schedule
+  // lands from an estimate that already scales with the shape, not a log time that moves with it.
   std::string target = "log-time";
   // When set, each row also carries what the roofline (EstimateRoofline with this profile) makes
   // of the program — XgbRooflineFeatures — so that the trees can learn corrections to an

@@ -175,6 +175,24 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
   EXPECT_NE(result.err.find("--xgb-schedule reads the threads, lanes and registers"),
             std::string::npos)
       << result.err;
+  // --xgb-target log-efficiency learns times relative to the roofline's estimate, so it needs
+  // the profile too.
+  const std::string efficiency = Db("xgb-efficiency.json");
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-rounds",
+                       "20", "--xgb-roofline-profile", profile, "--xgb-schedule", "--xgb-target",
+                       "log-efficiency", "--out", efficiency});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("train ln-time MSE"), std::string::npos) << result.out;
+  std::ifstream efficiency_in(efficiency);
+  EXPECT_EQ(Json::parse(efficiency_in)["options"]["target"], "log-efficiency");
+  EXPECT_NE(LoadProgramTimeModel(efficiency)->MadeBy().find("--xgb-target log-efficiency"),
+            std::string::npos);
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-target",
+                       "log-efficiency", "--out", efficiency});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--xgb-target log-efficiency learns times relative to the roofline"),
+            std::string::npos)
+      << result.err;
   result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb",
                        "--xgb-roofline-profile", Db("none.json"), "--out", roofline});
   EXPECT_NE(result.exit_code, 0);

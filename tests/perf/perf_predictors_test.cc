@@ -307,7 +307,8 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
               std::string::npos);
   }
   // The -schedule variants add the schedule's ratios on the same profile.
-  for (const std::string name : {"xgb-roofline-schedule", "xgb-rank-roofline-schedule"}) {
+  for (const std::string name : {"xgb-roofline-schedule", "xgb-rank-roofline-schedule",
+                                 "xgb-efficiency-roofline-schedule"}) {
     const auto predictor = MakePerfPredictor(name, options);
     EXPECT_EQ(predictor->Name(), name);
     EXPECT_EQ(predictor->Describe().at("width"),
@@ -318,6 +319,11 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
                 ->Describe()["objective"]
                 .get<std::string>()
                 .find("rank:pairwise"),
+            std::string::npos);
+  EXPECT_NE(MakePerfPredictor("xgb-efficiency-roofline-schedule", options)
+                ->Describe()["objective"]
+                .get<std::string>()
+                .find("log(time_s / the roofline's estimate)"),
             std::string::npos);
   EXPECT_EQ(MakePerfPredictor("xgb", options)->Describe().at("width"), XgbPerfFeatureWidth());
   EXPECT_NE(MakePerfPredictor("xgb-rank", options)
@@ -332,7 +338,7 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
     EXPECT_NE(std::string(error.what())
                   .find("known: roofline, roofline-cal, xgb, xgb-rank, xgb-roofline, "
                         "xgb-rank-roofline, xgb-roofline-schedule, xgb-rank-roofline-schedule, "
-                        "graphsage, lstm, file:MODEL.json"),
+                        "xgb-efficiency-roofline-schedule, graphsage, lstm, file:MODEL.json"),
               std::string::npos)
         << error.what();
   }

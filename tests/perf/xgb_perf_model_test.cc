@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "glimpse/learned_cost_model.h"
 #include "glimpse/perf_eval.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/perf_predictor.h"
 #include "synthetic_perf_corpus.h"
 #include "test_errors.h"
 #include "test_paths.h"
@@ -76,6 +78,24 @@ struct SomeNests {
       const Operator op = ParseOperator(text);
       const ConfigSpace space = MakeCpuSpace(op);
       for (int i = 0; i < 4; ++i) nests.push_back(MakeCpuNest(op, space, *space.SampleValid(rng)));
+    }
+    for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  }
+};
+
+// 200 configurations of kHeldOut with their synthetic log times.
+struct HeldOutSample {
+  std::vector<LoopNest> nests;
+  std::vector<const LoopNest*> pointers;
+  std::vector<double> truth;
+  HeldOutSample() {
+    const Operator op = ParseOperator(kHeldOut);
+    const ConfigSpace space = MakeCpuSpace(op);
+    Rng rng(21);
+    for (int i = 0; i < 200; ++i) {
+      const Config config = *space.SampleValid(rng);
+      nests.push_back(MakeCpuNest(op, space, config));
+      truth.push_back(testing_perf::SyntheticLogTime(BuildCpuProgramGraph(op, space, config)));
     }
     for (const LoopNest& nest : nests) pointers.push_back(&nest);
   }
@@ -270,20 +290,10 @@ TEST(XgbPerfModelTest, ARankTargetOrdersAnUnseenOperatorAndTheFileSaysSo) {
   EXPECT_FALSE(ranked->TrainingInfo().contains("train_log_mse"));
   EXPECT_EQ(ranked->TrainingInfo().at("examples"), 4 * 40);
 
-  const Operator op = ParseOperator(kHeldOut);
-  const ConfigSpace space = MakeCpuSpace(op);
-  Rng rng(21);
-  std::vector<LoopNest> nests;
-  std::vector<double> truth;
-  for (int i = 0; i < 200; ++i) {
-    const Config config = *space.SampleValid(rng);
-    nests.push_back(MakeCpuNest(op, space, config));
-    truth.push_back(testing_perf::SyntheticLogTime(BuildCpuProgramGraph(op, space, config)));
-  }
-  std::vector<const LoopNest*> pointers;
-  for (const LoopNest& nest : nests) pointers.push_back(&nest);
+  const HeldOutSample held_out;
+  const std::vector<const LoopNest*>& pointers = held_out.pointers;
   const std::vector<double> predicted = ranked->PredictLogTimes(pointers);
-  EXPECT_GT(KendallTauB(predicted, truth), 0.3);
+  EXPECT_GT(KendallTauB(predicted, held_out.truth), 0.3);
 
   const Json json = ranked->ToJson();
   EXPECT_EQ(json.at("options").at("target"), "rank");
@@ -303,6 +313,57 @@ TEST(XgbPerfModelTest, ARankTargetOrdersAnUnseenOperatorAndTheFileSaysSo) {
   message = ErrorMessageOf([&] { XgbPerfModel::Train(Records(), options); });
   EXPECT_NE(message.find("target 'quantile'; accepted: log-time, rank"), std::string::npos)
       << message;
+}
+
+// Target "log-efficiency": ln(time / the roofline's estimate), the estimate added back to the
+// prediction. A model whose trees add next to nothing (one round, a tiny step) therefore predicts
+// the roofline's log estimate plus one constant; the full model orders an unseen operator, and
+// the file keeps the target. Without a profile there is no estimate: refused.
+TEST(XgbPerfModelTest, AnEfficiencyTargetPredictsRelativeToTheRooflineEstimate) {
+  XgbPerfOptions options = SmallOptions();
+  options.roofline = LoadMachineProfile(DefaultMachineProfilePath());
+  options.schedule = true;
+  options.target = "log-efficiency";
+
+  XgbPerfOptions flat = options;
+  flat.rounds = 1;
+  flat.eta = 1e-6;
+  const SomeNests some;
+  const std::vector<double> near_estimate =
+      XgbPerfModel::Train(Records(), flat).PredictLogTimes(some.pointers);
+  std::vector<double> log_estimates;
+  for (const LoopNest* nest : some.pointers) {
+    log_estimates.push_back(std::log(EstimateRoofline(*nest, *options.roofline).time_s));
+  }
+  const auto [low, high] = std::minmax_element(log_estimates.begin(), log_estimates.end());
+  EXPECT_GT(*high - *low, 1.0);  // the estimates differ, so the offsets below could too
+  for (size_t i = 0; i < near_estimate.size(); ++i) {
+    EXPECT_NEAR(near_estimate[i] - log_estimates[i], near_estimate[0] - log_estimates[0], 1e-3)
+        << i;
+  }
+
+  const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
+  EXPECT_LT(model.TrainingInfo().at("train_log_mse").get<double>(), 0.05);
+  const HeldOutSample held_out;
+  const std::vector<double> predicted = model.PredictLogTimes(held_out.pointers);
+  EXPECT_GT(KendallTauB(predicted, held_out.truth), 0.3);
+  const Json json = model.ToJson();
+  EXPECT_EQ(json.at("options").at("target"), "log-efficiency");
+  EXPECT_EQ(XgbPerfModel::FromJson(json, "e.json").PredictLogTimes(held_out.pointers), predicted);
+
+  Json no_profile = json;
+  no_profile["options"].erase("roofline_profile");
+  no_profile["options"].erase("schedule_features");
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::FromJson(no_profile, "e.json");
+            }).find("e.json: options: target log-efficiency without a roofline_profile"),
+            std::string::npos);
+  XgbPerfOptions bare = SmallOptions();
+  bare.target = "log-efficiency";
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::Train(Records(), bare);
+            }).find("relative to the roofline's estimate"),
+            std::string::npos);
 }
 
 // `glimpse tune --cost-model` takes the file like the network's: the run measures the model's

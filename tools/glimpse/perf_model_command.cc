@@ -106,7 +106,8 @@ void AddPerfModelCommand(CLI::App& app) {
                        "within each operator), xgb-roofline, xgb-rank-roofline (the same with the "
                        "roofline's estimate on --profile among the features), "
                        "xgb-roofline-schedule, xgb-rank-roofline-schedule (and the schedule's "
-                       "ratios on that profile's machine), graphsage, lstm "
+                       "ratios on that profile's machine), xgb-efficiency-roofline-schedule "
+                       "(the last, learning ln(time / the roofline's estimate)), graphsage, lstm "
                        "(trained on each split's training "
                        "side), file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");

@@ -529,6 +529,11 @@ void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
   if (!flags.xgb_roofline_profile.empty()) {
     flags.xgb.roofline = LoadMachineProfile(flags.xgb_roofline_profile);
   }
+  if (flags.xgb.target == "log-efficiency" && !flags.xgb.roofline) {
+    throw Error(
+        "--xgb-target log-efficiency learns times relative to the roofline's estimate: give "
+        "--xgb-roofline-profile too (e.g. data/hardware/cpu_machine_profile_amd_epyc.json)");
+  }
   if (flags.xgb.schedule && !flags.xgb.roofline) {
     throw Error(
         "--xgb-schedule reads the threads, lanes and registers of a machine profile: give "
@@ -617,9 +622,11 @@ void AddTrainPerfModel(CLI::App& train) {
   cmd->add_option("--xgb-rounds", flags->xgb.rounds, "xgb: boosting rounds")->default_str("300");
   cmd->add_option("--xgb-eta", flags->xgb.eta, "xgb: learning rate")->default_str("0.1");
   cmd->add_option("--xgb-target", flags->xgb.target,
-                  "xgb: log-time (regression of ln time) or rank (the order within each "
-                  "operator; the file's times are then right only up to a factor per operator)")
-      ->check(CLI::IsMember({"log-time", "rank"}))
+                  "xgb: log-time (regression of ln time), rank (the order within each "
+                  "operator; the file's times are then right only up to a factor per operator) "
+                  "or log-efficiency (regression of ln(time / the roofline's estimate on "
+                  "--xgb-roofline-profile), the estimate added back to each prediction)")
+      ->check(CLI::IsMember({"log-time", "rank", "log-efficiency"}))
       ->default_str("log-time");
   cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
       ->default_str("6");

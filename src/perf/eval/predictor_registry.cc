@@ -15,6 +15,7 @@ const std::vector<std::string>& PerfPredictorNames() {
       "xgb-rank-roofline",
       "xgb-roofline-schedule",
       "xgb-rank-roofline-schedule",
+      "xgb-efficiency-roofline-schedule",
       "graphsage",
       "lstm",
   };
@@ -25,13 +26,16 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options) {
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
-  const bool schedule = name == "xgb-roofline-schedule" || name == "xgb-rank-roofline-schedule";
+  const bool efficiency = name == "xgb-efficiency-roofline-schedule";
+  const bool schedule =
+      efficiency || name == "xgb-roofline-schedule" || name == "xgb-rank-roofline-schedule";
   const bool ranked =
       name == "xgb-rank" || name == "xgb-rank-roofline" || name == "xgb-rank-roofline-schedule";
   const bool roofline = schedule || name == "xgb-roofline" || name == "xgb-rank-roofline";
   if (name == "xgb" || ranked || roofline) {
     XgbPerfOptions xgb = options.xgb;
     if (ranked) xgb.target = "rank";
+    if (efficiency) xgb.target = "log-efficiency";
     // The roofline features are the roofline predictor's estimate on the same profile; the
     // schedule's ratios read the same profile's threads, lanes and registers.
     if (roofline) xgb.roofline = options.profile;

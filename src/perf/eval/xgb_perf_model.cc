@@ -3,7 +3,7 @@
 // reads either kind of performance-model file.
 //
 // Map: Train (rows of XgbPerfFeatures, labels ln time_s — or, ranked, −ln time_s in one group per
-// operator — a fixed number of rounds) · the file
+// operator; or ln time_s less ln of the roofline's estimate — a fixed number of rounds) · the file
 // (ToJson/FromJson, the checks in the order a user can act on them) · PredictLogTimes.
 #include "glimpse/xgb_perf_model.h"
 
@@ -48,6 +48,16 @@ std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests,
   return out;
 }
 
+// ln of the roofline's estimate: what a "log-efficiency" model's label and prediction are taken
+// relative to.
+double LogRooflineSeconds(const LoopNest& nest, const MachineProfile& profile) {
+  return std::log(std::max(EstimateRoofline(nest, profile).time_s, 1e-12));
+}
+
+bool KnownTarget(const std::string& target) {
+  return target == "log-time" || target == "rank" || target == "log-efficiency";
+}
+
 int IntField(const Json& json, const char* key, const std::string& where) {
   if (!json.contains(key) || !json.at(key).is_number_integer()) {
     throw Error(fmt::format("{}: missing or non-integer field '{}'", where, key));
@@ -78,8 +88,15 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
     throw Error("xgb perf model: rounds and max_depth must be ≥ 1 and eta > 0");
   }
   const bool rank = options.target == "rank";
-  if (!rank && options.target != "log-time") {
-    throw Error("xgb perf model: target '" + options.target + "'; accepted: log-time, rank");
+  const bool efficiency = options.target == "log-efficiency";
+  if (!KnownTarget(options.target)) {
+    throw Error("xgb perf model: target '" + options.target +
+                "'; accepted: log-time, rank, log-efficiency");
+  }
+  if (efficiency && !options.roofline) {
+    throw Error(
+        "xgb perf model: target log-efficiency is relative to the roofline's estimate; "
+        "give it a machine profile (--xgb-roofline-profile)");
   }
   // Ranking learns from pairs within a query group, and a group is a run of consecutive rows:
   // the records are taken operator by operator (in first-seen order, stable within one).
@@ -109,7 +126,11 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
       continue;
     }
     // Ranked: a higher label is better, so the negated log time (the prediction is negated back).
-    labels.push_back(static_cast<float>(rank ? -std::log(record.time_s) : std::log(record.time_s)));
+    // Efficiency: the log time over the roofline's estimate (the prediction adds it back).
+    double label = std::log(record.time_s);
+    if (rank) label = -label;
+    if (efficiency) label -= LogRooflineSeconds(nests.back(), *options.roofline);
+    labels.push_back(static_cast<float>(label));
     if (groups.empty() || record.op != group_op) {
       groups.push_back(0);
       group_op = record.op;
@@ -229,14 +250,19 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   options.target = o.contains("target") && o.at("target").is_string()
                        ? o.at("target").get<std::string>()
                        : std::string("log-time");
-  if (options.target != "log-time" && options.target != "rank") {
-    throw Error(fmt::format("{}: target '{}'; accepted: log-time, rank (remake it with '{}')",
-                            where, options.target, kRemake));
+  if (!KnownTarget(options.target)) {
+    throw Error(fmt::format(
+        "{}: target '{}'; accepted: log-time, rank, log-efficiency (remake it with '{}')", where,
+        options.target, kRemake));
   }
   // Files written before the roofline features have no profile: loop features only.
   if (o.contains("roofline_profile")) {
     options.roofline =
         MachineProfileFromJson(o.at("roofline_profile"), where + ".roofline_profile");
+  }
+  if (options.target == "log-efficiency" && !options.roofline) {
+    throw Error(where + ": target log-efficiency without a roofline_profile (remake it with '" +
+                kRemake + "')");
   }
   // Files written before the schedule features have none.
   options.schedule = o.contains("schedule_features") && o.at("schedule_features").is_boolean() &&
@@ -291,6 +317,10 @@ std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNe
   std::vector<double> out(margins.begin(), margins.end());
   if (options_.target == "rank") {
     for (double& value : out) value = -value;  // trained on negated log times
+  }
+  if (options_.target == "log-efficiency") {
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] += LogRooflineSeconds(*nests[i], *options_.roofline);
   }
   return out;
 }

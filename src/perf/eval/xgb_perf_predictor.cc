@@ -177,8 +177,10 @@ class XgbPerfPredictor : public PerfPredictor {
   }
 
   std::string Name() const override {
-    return std::string(options_.target == "rank" ? "xgb-rank" : "xgb") +
-           (options_.roofline ? "-roofline" : "") + (options_.schedule ? "-schedule" : "");
+    const std::string base = options_.target == "rank"             ? "xgb-rank"
+                             : options_.target == "log-efficiency" ? "xgb-efficiency"
+                                                                   : "xgb";
+    return base + (options_.roofline ? "-roofline" : "") + (options_.schedule ? "-schedule" : "");
   }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
@@ -196,6 +198,8 @@ class XgbPerfPredictor : public PerfPredictor {
     return {
         {"objective", options_.target == "rank"
                           ? "rank:pairwise on -log(time_s), one group per operator"
+                      : options_.target == "log-efficiency"
+                          ? "reg:squarederror on log(time_s / the roofline's estimate)"
                           : "reg:squarederror on log(time_s)"},
         {"features",
          std::string("program graph: main multiply-add, 4 accesses, mean, max") +
