@@ -193,12 +193,6 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
   EXPECT_NE(result.err.find("--xgb-target log-efficiency learns times relative to the roofline"),
             std::string::npos)
       << result.err;
-  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--xgb-target",
-                       "rank-efficiency", "--out", efficiency});
-  EXPECT_NE(result.exit_code, 0);
-  EXPECT_NE(result.err.find("--xgb-target rank-efficiency learns times relative to the roofline"),
-            std::string::npos)
-      << result.err;
   result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb",
                        "--xgb-roofline-profile", Db("none.json"), "--out", roofline});
   EXPECT_NE(result.exit_code, 0);

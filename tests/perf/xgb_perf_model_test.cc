@@ -315,64 +315,55 @@ TEST(XgbPerfModelTest, ARankTargetOrdersAnUnseenOperatorAndTheFileSaysSo) {
       << message;
 }
 
-// Targets relative to the roofline's estimate: "log-efficiency" learns ln(time / estimate) and
-// adds the estimate back; "rank-efficiency" ranks within each operator with every score starting
-// at -ln(estimate), and takes the trees' correction from it. Either way a model whose trees add
-// next to nothing (one round, a tiny step) predicts the roofline's log estimate plus one
-// constant; the full model orders an unseen operator, and the file keeps the target. Without a
-// profile there is no estimate: refused.
-TEST(XgbPerfModelTest, EfficiencyTargetsPredictRelativeToTheRooflineEstimate) {
+// Target "log-efficiency": ln(time / the roofline's estimate), the estimate added back to the
+// prediction. A model whose trees add next to nothing (one round, a tiny step) therefore predicts
+// the roofline's log estimate plus one constant; the full model orders an unseen operator, and
+// the file keeps the target. Without a profile there is no estimate: refused.
+TEST(XgbPerfModelTest, AnEfficiencyTargetPredictsRelativeToTheRooflineEstimate) {
+  XgbPerfOptions options = SmallOptions();
+  options.roofline = LoadMachineProfile(DefaultMachineProfilePath());
+  options.schedule = true;
+  options.target = "log-efficiency";
+
+  XgbPerfOptions flat = options;
+  flat.rounds = 1;
+  flat.eta = 1e-6;
   const SomeNests some;
-  const HeldOutSample held_out;
-  for (const std::string target : {"log-efficiency", "rank-efficiency"}) {
-    SCOPED_TRACE(target);
-    XgbPerfOptions options = SmallOptions();
-    options.roofline = LoadMachineProfile(DefaultMachineProfilePath());
-    options.schedule = true;
-    options.target = target;
-
-    XgbPerfOptions flat = options;
-    flat.rounds = 1;
-    flat.eta = 1e-6;
-    const std::vector<double> near_estimate =
-        XgbPerfModel::Train(Records(), flat).PredictLogTimes(some.pointers);
-    std::vector<double> log_estimates;
-    for (const LoopNest* nest : some.pointers) {
-      log_estimates.push_back(std::log(EstimateRoofline(*nest, *options.roofline).time_s));
-    }
-    const auto [low, high] = std::minmax_element(log_estimates.begin(), log_estimates.end());
-    EXPECT_GT(*high - *low, 1.0);  // the estimates differ, so the offsets below could too
-    for (size_t i = 0; i < near_estimate.size(); ++i) {
-      EXPECT_NEAR(near_estimate[i] - log_estimates[i], near_estimate[0] - log_estimates[0], 1e-3)
-          << i;
-    }
-
-    const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
-    if (target == "log-efficiency") {
-      EXPECT_LT(model.TrainingInfo().at("train_log_mse").get<double>(), 0.05);
-    } else {
-      EXPECT_FALSE(model.TrainingInfo().contains("train_log_mse"));  // scores, not log times
-    }
-    const std::vector<double> predicted = model.PredictLogTimes(held_out.pointers);
-    EXPECT_GT(KendallTauB(predicted, held_out.truth), 0.3);
-    const Json json = model.ToJson();
-    EXPECT_EQ(json.at("options").at("target"), target);
-    EXPECT_EQ(XgbPerfModel::FromJson(json, "e.json").PredictLogTimes(held_out.pointers), predicted);
-
-    Json no_profile = json;
-    no_profile["options"].erase("roofline_profile");
-    no_profile["options"].erase("schedule_features");
-    EXPECT_NE(ErrorMessageOf([&] {
-                XgbPerfModel::FromJson(no_profile, "e.json");
-              }).find("e.json: options: target " + target + " without a roofline_profile"),
-              std::string::npos);
-    XgbPerfOptions bare = SmallOptions();
-    bare.target = target;
-    EXPECT_NE(ErrorMessageOf([&] {
-                XgbPerfModel::Train(Records(), bare);
-              }).find("relative to the roofline's estimate"),
-              std::string::npos);
+  const std::vector<double> near_estimate =
+      XgbPerfModel::Train(Records(), flat).PredictLogTimes(some.pointers);
+  std::vector<double> log_estimates;
+  for (const LoopNest* nest : some.pointers) {
+    log_estimates.push_back(std::log(EstimateRoofline(*nest, *options.roofline).time_s));
   }
+  const auto [low, high] = std::minmax_element(log_estimates.begin(), log_estimates.end());
+  EXPECT_GT(*high - *low, 1.0);  // the estimates differ, so the offsets below could too
+  for (size_t i = 0; i < near_estimate.size(); ++i) {
+    EXPECT_NEAR(near_estimate[i] - log_estimates[i], near_estimate[0] - log_estimates[0], 1e-3)
+        << i;
+  }
+
+  const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
+  EXPECT_LT(model.TrainingInfo().at("train_log_mse").get<double>(), 0.05);
+  const HeldOutSample held_out;
+  const std::vector<double> predicted = model.PredictLogTimes(held_out.pointers);
+  EXPECT_GT(KendallTauB(predicted, held_out.truth), 0.3);
+  const Json json = model.ToJson();
+  EXPECT_EQ(json.at("options").at("target"), "log-efficiency");
+  EXPECT_EQ(XgbPerfModel::FromJson(json, "e.json").PredictLogTimes(held_out.pointers), predicted);
+
+  Json no_profile = json;
+  no_profile["options"].erase("roofline_profile");
+  no_profile["options"].erase("schedule_features");
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::FromJson(no_profile, "e.json");
+            }).find("e.json: options: target log-efficiency without a roofline_profile"),
+            std::string::npos);
+  XgbPerfOptions bare = SmallOptions();
+  bare.target = "log-efficiency";
+  EXPECT_NE(ErrorMessageOf([&] {
+              XgbPerfModel::Train(Records(), bare);
+            }).find("relative to the roofline's estimate"),
+            std::string::npos);
 }
 
 // `glimpse tune --cost-model` takes the file like the network's: the run measures the model's

@@ -107,9 +107,7 @@ void AddPerfModelCommand(CLI::App& app) {
                        "roofline's estimate on --profile among the features), "
                        "xgb-roofline-schedule, xgb-rank-roofline-schedule (and the schedule's "
                        "ratios on that profile's machine), xgb-efficiency-roofline-schedule "
-                       "(the last, learning ln(time / the roofline's estimate)), "
-                       "xgb-rank-efficiency-roofline-schedule (ranking from -ln(that estimate)), "
-                       "graphsage, lstm "
+                       "(the last, learning ln(time / the roofline's estimate)), graphsage, lstm "
                        "(trained on each split's training "
                        "side), file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");

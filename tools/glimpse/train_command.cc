@@ -529,11 +529,10 @@ void RunTrainXgbPerfModel(TrainPerfModelFlags flags) {
   if (!flags.xgb_roofline_profile.empty()) {
     flags.xgb.roofline = LoadMachineProfile(flags.xgb_roofline_profile);
   }
-  if ((flags.xgb.target == "log-efficiency" || flags.xgb.target == "rank-efficiency") &&
-      !flags.xgb.roofline) {
-    throw Error("--xgb-target " + flags.xgb.target +
-                " learns times relative to the roofline's estimate: give --xgb-roofline-profile "
-                "too (e.g. data/hardware/cpu_machine_profile_amd_epyc.json)");
+  if (flags.xgb.target == "log-efficiency" && !flags.xgb.roofline) {
+    throw Error(
+        "--xgb-target log-efficiency learns times relative to the roofline's estimate: give "
+        "--xgb-roofline-profile too (e.g. data/hardware/cpu_machine_profile_amd_epyc.json)");
   }
   if (flags.xgb.schedule && !flags.xgb.roofline) {
     throw Error(
@@ -625,10 +624,9 @@ void AddTrainPerfModel(CLI::App& train) {
   cmd->add_option("--xgb-target", flags->xgb.target,
                   "xgb: log-time (regression of ln time), rank (the order within each "
                   "operator; the file's times are then right only up to a factor per operator) "
-                  "log-efficiency (regression of ln(time / the roofline's estimate on "
-                  "--xgb-roofline-profile), the estimate added back to each prediction) or "
-                  "rank-efficiency (the ranking, each score starting at -ln(that estimate))")
-      ->check(CLI::IsMember({"log-time", "rank", "log-efficiency", "rank-efficiency"}))
+                  "or log-efficiency (regression of ln(time / the roofline's estimate on "
+                  "--xgb-roofline-profile), the estimate added back to each prediction)")
+      ->check(CLI::IsMember({"log-time", "rank", "log-efficiency"}))
       ->default_str("log-time");
   cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
       ->default_str("6");

@@ -16,7 +16,6 @@ const std::vector<std::string>& PerfPredictorNames() {
       "xgb-roofline-schedule",
       "xgb-rank-roofline-schedule",
       "xgb-efficiency-roofline-schedule",
-      "xgb-rank-efficiency-roofline-schedule",
       "graphsage",
       "lstm",
   };
@@ -28,9 +27,8 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
   if (name == "roofline") return MakeRooflinePredictor(options.profile, /*calibrated=*/false);
   if (name == "roofline-cal") return MakeRooflinePredictor(options.profile, /*calibrated=*/true);
   const bool efficiency = name == "xgb-efficiency-roofline-schedule";
-  const bool rank_efficiency = name == "xgb-rank-efficiency-roofline-schedule";
-  const bool schedule = efficiency || rank_efficiency || name == "xgb-roofline-schedule" ||
-                        name == "xgb-rank-roofline-schedule";
+  const bool schedule =
+      efficiency || name == "xgb-roofline-schedule" || name == "xgb-rank-roofline-schedule";
   const bool ranked =
       name == "xgb-rank" || name == "xgb-rank-roofline" || name == "xgb-rank-roofline-schedule";
   const bool roofline = schedule || name == "xgb-roofline" || name == "xgb-rank-roofline";
@@ -38,7 +36,6 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
     XgbPerfOptions xgb = options.xgb;
     if (ranked) xgb.target = "rank";
     if (efficiency) xgb.target = "log-efficiency";
-    if (rank_efficiency) xgb.target = "rank-efficiency";
     // The roofline features are the roofline predictor's estimate on the same profile; the
     // schedule's ratios read the same profile's threads, lanes and registers.
     if (roofline) xgb.roofline = options.profile;

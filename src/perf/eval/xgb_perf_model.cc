@@ -55,13 +55,7 @@ double LogRooflineSeconds(const LoopNest& nest, const MachineProfile& profile) {
 }
 
 bool KnownTarget(const std::string& target) {
-  return target == "log-time" || target == "rank" || target == "log-efficiency" ||
-         target == "rank-efficiency";
-}
-
-// The targets taken relative to the roofline's estimate, which need a machine profile.
-bool RelativeToRoofline(const std::string& target) {
-  return target == "log-efficiency" || target == "rank-efficiency";
+  return target == "log-time" || target == "rank" || target == "log-efficiency";
 }
 
 int IntField(const Json& json, const char* key, const std::string& where) {
@@ -93,17 +87,16 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   if (options.rounds < 1 || options.eta <= 0.0 || options.max_depth < 1) {
     throw Error("xgb perf model: rounds and max_depth must be ≥ 1 and eta > 0");
   }
-  const bool rank = options.target == "rank" || options.target == "rank-efficiency";
+  const bool rank = options.target == "rank";
   const bool efficiency = options.target == "log-efficiency";
-  const bool rank_efficiency = options.target == "rank-efficiency";
   if (!KnownTarget(options.target)) {
     throw Error("xgb perf model: target '" + options.target +
-                "'; accepted: log-time, rank, log-efficiency, rank-efficiency");
+                "'; accepted: log-time, rank, log-efficiency");
   }
-  if (RelativeToRoofline(options.target) && !options.roofline) {
-    throw Error("xgb perf model: target " + options.target +
-                " is relative to the roofline's estimate; give it a machine profile "
-                "(--xgb-roofline-profile)");
+  if (efficiency && !options.roofline) {
+    throw Error(
+        "xgb perf model: target log-efficiency is relative to the roofline's estimate; "
+        "give it a machine profile (--xgb-roofline-profile)");
   }
   // Ranking learns from pairs within a query group, and a group is a run of consecutive rows:
   // the records are taken operator by operator (in first-seen order, stable within one).
@@ -119,7 +112,6 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   perf::RecordPrograms programs;
   std::vector<LoopNest> nests;
   std::vector<float> labels;
-  std::vector<float> base_margins;  // rank-efficiency: each score starts at -ln(estimate)
   std::vector<unsigned> groups;
   std::string group_op;
   std::set<std::string> operators, kinds;
@@ -139,10 +131,6 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
     if (rank) label = -label;
     if (efficiency) label -= LogRooflineSeconds(nests.back(), *options.roofline);
     labels.push_back(static_cast<float>(label));
-    if (rank_efficiency) {
-      base_margins.push_back(
-          static_cast<float>(-LogRooflineSeconds(nests.back(), *options.roofline)));
-    }
     if (groups.empty() || record.op != group_op) {
       groups.push_back(0);
       group_op = record.op;
@@ -159,7 +147,6 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
                           static_cast<size_t>(XgbPerfRowWidth(options)));
   matrix.SetFloatInfo("label", labels);
   if (rank) matrix.SetUIntInfo("group", groups);
-  if (rank_efficiency) matrix.SetFloatInfo("base_margin", base_margins);
 
   auto state = std::make_shared<Booster>();
   model::XgbBooster booster(&matrix);
@@ -265,18 +252,17 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
                        : std::string("log-time");
   if (!KnownTarget(options.target)) {
     throw Error(fmt::format(
-        "{}: target '{}'; accepted: log-time, rank, log-efficiency, rank-efficiency (remake it "
-        "with '{}')",
-        where, options.target, kRemake));
+        "{}: target '{}'; accepted: log-time, rank, log-efficiency (remake it with '{}')", where,
+        options.target, kRemake));
   }
   // Files written before the roofline features have no profile: loop features only.
   if (o.contains("roofline_profile")) {
     options.roofline =
         MachineProfileFromJson(o.at("roofline_profile"), where + ".roofline_profile");
   }
-  if (RelativeToRoofline(options.target) && !options.roofline) {
-    throw Error(where + ": target " + options.target +
-                " without a roofline_profile (remake it with '" + kRemake + "')");
+  if (options.target == "log-efficiency" && !options.roofline) {
+    throw Error(where + ": target log-efficiency without a roofline_profile (remake it with '" +
+                kRemake + "')");
   }
   // Files written before the schedule features have none.
   options.schedule = o.contains("schedule_features") && o.at("schedule_features").is_boolean() &&
@@ -331,12 +317,6 @@ std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNe
   std::vector<double> out(margins.begin(), margins.end());
   if (options_.target == "rank") {
     for (double& value : out) value = -value;  // trained on negated log times
-  }
-  if (options_.target == "rank-efficiency") {
-    // The trees' score corrects -ln(estimate); the time is the estimate less that correction.
-    for (size_t i = 0; i < out.size(); ++i) {
-      out[i] = LogRooflineSeconds(*nests[i], *options_.roofline) - out[i];
-    }
   }
   if (options_.target == "log-efficiency") {
     for (size_t i = 0; i < out.size(); ++i)

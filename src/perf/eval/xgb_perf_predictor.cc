@@ -177,10 +177,9 @@ class XgbPerfPredictor : public PerfPredictor {
   }
 
   std::string Name() const override {
-    const std::string base = options_.target == "rank"              ? "xgb-rank"
-                             : options_.target == "log-efficiency"  ? "xgb-efficiency"
-                             : options_.target == "rank-efficiency" ? "xgb-rank-efficiency"
-                                                                    : "xgb";
+    const std::string base = options_.target == "rank"             ? "xgb-rank"
+                             : options_.target == "log-efficiency" ? "xgb-efficiency"
+                                                                   : "xgb";
     return base + (options_.roofline ? "-roofline" : "") + (options_.schedule ? "-schedule" : "");
   }
 
@@ -201,9 +200,6 @@ class XgbPerfPredictor : public PerfPredictor {
                           ? "rank:pairwise on -log(time_s), one group per operator"
                       : options_.target == "log-efficiency"
                           ? "reg:squarederror on log(time_s / the roofline's estimate)"
-                      : options_.target == "rank-efficiency"
-                          ? "rank:pairwise on -log(time_s), one group per operator, each score "
-                            "starting at -log(the roofline's estimate)"
                           : "reg:squarederror on log(time_s)"},
         {"features",
          std::string("program graph: main multiply-add, 4 accesses, mean, max") +
