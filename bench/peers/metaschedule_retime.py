@@ -7,8 +7,8 @@ one MetaSchedule kernel both ways, in a fresh process (TVM_NUM_THREADS set befor
 thread pool), so that its figure can be set beside glimpse's under the same protocol:
 
   tvm    `cache_flush_cpu_non_first_arg`, MetaSchedule's own (its tuning records);
-  cold   every argument clflushed (TVM's flush called with a placeholder first argument), which is
-         what glimpse's CacheFlusher does to a kernel's operands after its sweep.
+  cold   every argument clflushed (TVM's flush called with a one-float tensor first, which it
+         skips), which is what glimpse's CacheFlusher does to a kernel's operands after its sweep.
 
 Each protocol: TVM's time_evaluator with number=1 (one call per flush) and --repeat repeats, the
 median reported, after --warmup-s seconds of untimed calls. The output is checked against the peer's
@@ -84,11 +84,11 @@ def main(argv=None):
         return 1
 
     # Every argument out of the caches: TVM's own flush skips its first argument, so it is handed
-    # a placeholder in that place and the kernel's arguments after it.
+    # a one-float tensor of its own in that place, and the kernel's arguments after it.
     flush_from_second = tvm.get_global_func("cache_flush_cpu_non_first_arg")
-    placeholder = tvm.runtime.tensor(np.zeros(1, dtype=np.float32), device)
+    skipped_first = tvm.runtime.tensor(np.zeros(1, dtype=np.float32), device)
     tvm.register_global_func("glimpse_retime.flush_every_arg",
-                             lambda *call_args: flush_from_second(placeholder, *call_args),
+                             lambda *call_args: flush_from_second(skipped_first, *call_args),
                              override=True)
     preproc = {"tvm": "cache_flush_cpu_non_first_arg", "cold": "glimpse_retime.flush_every_arg"}
 

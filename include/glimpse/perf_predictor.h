@@ -157,6 +157,9 @@ std::vector<float> XgbPerfFeatures(const LoopNest& nest);
 // (compute / Σ memory): 4 + 2 · levels values.
 int XgbRooflineFeatureWidth(const MachineProfile& profile);
 std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfile& profile);
+// The same row from an estimate already made (EstimateRoofline), for a caller that also needs the
+// estimate itself.
+std::vector<float> XgbRooflineFeatures(const RooflineEstimate& estimate);
 // How the schedule of a program's main multiply-add (the one run most often) meets the machine
 // of `profile` (threads, vector lanes, register file), as ratios: log2 of the parallel
 // iterations; their balance over the threads (iterations / (threads · rounds)); the lanes the

@@ -29,16 +29,21 @@ namespace {
 constexpr const char* kRemake =
     "glimpse train perf-model --model xgb --corpus <corpus> --out <file>";
 
+// The rows of `nests`. With a roofline profile, `log_estimates` (when given) also receives ln of
+// each program's roofline estimate, the one its row's roofline terms come from.
 std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests,
-                               const XgbPerfOptions& options) {
+                               const XgbPerfOptions& options,
+                               std::vector<double>* log_estimates = nullptr) {
   std::vector<float> out;
   out.reserve(nests.size() * static_cast<size_t>(XgbPerfRowWidth(options)));
   for (const LoopNest* nest : nests) {
     const std::vector<float> row = XgbPerfFeatures(*nest);
     out.insert(out.end(), row.begin(), row.end());
     if (options.roofline) {
-      const std::vector<float> roofline = XgbRooflineFeatures(*nest, *options.roofline);
+      const RooflineEstimate estimate = EstimateRoofline(*nest, *options.roofline);
+      const std::vector<float> roofline = XgbRooflineFeatures(estimate);
       out.insert(out.end(), roofline.begin(), roofline.end());
+      if (log_estimates) log_estimates->push_back(std::log(std::max(estimate.time_s, 1e-12)));
     }
     if (options.schedule) {
       const std::vector<float> schedule = XgbScheduleFeatures(*nest, *options.roofline);
@@ -46,12 +51,6 @@ std::vector<float> FeatureRows(const std::vector<const LoopNest*>& nests,
     }
   }
   return out;
-}
-
-// ln of the roofline's estimate: what a "log-efficiency" model's label and prediction are taken
-// relative to.
-double LogRooflineSeconds(const LoopNest& nest, const MachineProfile& profile) {
-  return std::log(std::max(EstimateRoofline(nest, profile).time_s, 1e-12));
 }
 
 bool KnownTarget(const std::string& target) {
@@ -126,11 +125,8 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
       continue;
     }
     // Ranked: a higher label is better, so the negated log time (the prediction is negated back).
-    // Efficiency: the log time over the roofline's estimate (the prediction adds it back).
-    double label = std::log(record.time_s);
-    if (rank) label = -label;
-    if (efficiency) label -= LogRooflineSeconds(nests.back(), *options.roofline);
-    labels.push_back(static_cast<float>(label));
+    // (Efficiency: the roofline's log estimate is taken off below, where the rows are made.)
+    labels.push_back(static_cast<float>(rank ? -std::log(record.time_s) : std::log(record.time_s)));
     if (groups.empty() || record.op != group_op) {
       groups.push_back(0);
       group_op = record.op;
@@ -143,8 +139,13 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   std::vector<const LoopNest*> pointers;
   pointers.reserve(nests.size());
   for (const LoopNest& nest : nests) pointers.push_back(&nest);
-  model::XgbMatrix matrix(FeatureRows(pointers, options), nests.size(),
+  std::vector<double> log_estimates;
+  model::XgbMatrix matrix(FeatureRows(pointers, options, &log_estimates), nests.size(),
                           static_cast<size_t>(XgbPerfRowWidth(options)));
+  // Efficiency: the log time over the roofline's estimate (the prediction adds it back).
+  if (efficiency) {
+    for (size_t i = 0; i < labels.size(); ++i) labels[i] -= static_cast<float>(log_estimates[i]);
+  }
   matrix.SetFloatInfo("label", labels);
   if (rank) matrix.SetUIntInfo("group", groups);
 
@@ -307,7 +308,8 @@ void XgbPerfModel::Save(const std::string& path) const {
 
 std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNest*>& nests) const {
   if (nests.empty()) return {};
-  model::XgbMatrix matrix(FeatureRows(nests, options_), nests.size(),
+  std::vector<double> log_estimates;
+  model::XgbMatrix matrix(FeatureRows(nests, options_, &log_estimates), nests.size(),
                           static_cast<size_t>(XgbPerfRowWidth(options_)));
   std::vector<float> margins;
   {
@@ -319,8 +321,7 @@ std::vector<double> XgbPerfModel::PredictLogTimes(const std::vector<const LoopNe
     for (double& value : out) value = -value;  // trained on negated log times
   }
   if (options_.target == "log-efficiency") {
-    for (size_t i = 0; i < out.size(); ++i)
-      out[i] += LogRooflineSeconds(*nests[i], *options_.roofline);
+    for (size_t i = 0; i < out.size(); ++i) out[i] += log_estimates[i];
   }
   return out;
 }

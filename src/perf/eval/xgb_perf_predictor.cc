@@ -74,9 +74,12 @@ int XgbRooflineFeatureWidth(const MachineProfile& profile) {
 }
 
 std::vector<float> XgbRooflineFeatures(const LoopNest& nest, const MachineProfile& profile) {
-  const RooflineEstimate estimate = EstimateRoofline(nest, profile);
+  return XgbRooflineFeatures(EstimateRoofline(nest, profile));
+}
+
+std::vector<float> XgbRooflineFeatures(const RooflineEstimate& estimate) {
   std::vector<float> row;
-  row.reserve(static_cast<size_t>(XgbRooflineFeatureWidth(profile)));
+  row.reserve(4 + 2 * estimate.bytes.size());
   // Nanoseconds, so that LogCount (log2 of 1 + x) resolves the short kernels too.
   auto ns = [](double seconds) { return LogCount(seconds * 1e9); };
   row.push_back(LogCount(estimate.flops));
