@@ -106,6 +106,9 @@ class PerfStudyTest(unittest.TestCase):
         cold = by_db["xgb-s1.db"]
         self.assertEqual(cold[cold.index("--budget") + 1], "64")
         self.assertNotIn("--cost-model", cold)
+        # AutoTVM's tuner has no template seeds; glimpse's tuners with a model keep them.
+        self.assertEqual(cold[cold.index("--template-seeds") + 1], "0")
+        self.assertNotIn("--template-seeds", choose)
 
     def test_strategies_on_the_xgboost_model_need_its_file(self):
         done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
