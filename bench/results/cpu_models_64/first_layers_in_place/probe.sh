@@ -16,9 +16,9 @@ build b2x7_nt -DINTCLAMP -DNTSTORE "$H"
 build b1x8 -DINTCLAMP -DKB=1 -DCOLS=8 -DKINNER "$H"          # 1 block x 8 columns
 build b1x8_flat -DINTCLAMP -DKB=1 -DCOLS=8 -DKINNER -DFLAT_INDEX "$H"
 build b1x8_pf -DINTCLAMP -DKB=1 -DCOLS=8 -DKINNER -DPF_IN -DPF_OUT "$H"
-build template_1x8 "$HERE/template_1x8.cc"
-build template_1x8_edited "$HERE/template_1x8_edited.cc"
-build template_1x8_prefetch "$HERE/template_1x8_prefetch.cc"
+build template_1x8 "$HERE/template_1x8.cc"                   # as generated
+build template_1x8_prefetch -DPREFETCH "$HERE/template_1x8.cc"
+build template_1x8_edited -DPREFETCH -DROW_POINTERS "$HERE/template_1x8.cc"
 build floor "$HERE/memory_floor.cc"
 build floor_nt -DNTSTORE "$HERE/memory_floor.cc"
 build floor_read -DNOWRITE "$HERE/memory_floor.cc"
