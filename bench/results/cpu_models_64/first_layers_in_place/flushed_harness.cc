@@ -6,6 +6,7 @@
 //   line by line (the runner's protocol adds this);  HUGE=1  input and output on 2 MiB pages.
 #include <immintrin.h>
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,9 +14,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 #include <cstring>
-#include <sys/mman.h>
+#include <vector>
 static float* Big(size_t n) {
   size_t bytes = (n * 4 + (2 << 20) - 1) / (2 << 20) * (2 << 20);
   float* p = (float*)std::aligned_alloc(2 << 20, bytes);

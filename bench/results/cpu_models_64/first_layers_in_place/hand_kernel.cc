@@ -2,10 +2,12 @@
 // -DINTCLAMP clamps on the float's bits; -DNTSTORE writes the output with non-temporal stores;
 // -DKB=1 -DCOLS=8: one output block x 8 columns (the FMAs broadcast from memory themselves);
 // -DFLAT_INDEX: the input read through one flat index (g++ then shares the loads of taps that
-// read the same element as explicit broadcasts); -DKINNER: every output block of a column tile before the next tile;
-// -DPF_IN / -DPF_OUT prefetch the next output row's new input rows / its output lines.
-#include <cstdint>
+// read the same element as explicit broadcasts); -DKINNER: every output block of a column tile
+// before the next tile; -DPF_IN / -DPF_OUT prefetch the next output row's new input rows / its
+// output lines.
 #include <immintrin.h>
+
+#include <cstdint>
 #include <cstdlib>
 #ifndef COLS
 #define COLS 7
@@ -66,7 +68,8 @@ static inline void tile(const float* __restrict I, const float* __restrict Wp,
             for (int k = 0; k < 16; ++k) {
               if (!LEFT || (2 * w + s - 1 >= 0))
 #ifdef FLAT_INDEX  // one index into I, as the template's code has it
-                acc[z][w][k] += I[50176 * c + 224 * (2 * oh + r - 1) + 2 * ow0 + s - 1 + 2 * w] * Wp[432 * (kb0 + z) + 144 * r + 48 * s + 16 * c + k];
+                acc[z][w][k] += I[50176 * c + 224 * (2 * oh + r - 1) + 2 * ow0 + s - 1 + 2 * w] *
+                                Wp[432 * (kb0 + z) + 144 * r + 48 * s + 16 * c + k];
 #else
                 acc[z][w][k] += row[2 * w] * Wp[432 * (kb0 + z) + 144 * r + 48 * s + 16 * c + k];
 #endif

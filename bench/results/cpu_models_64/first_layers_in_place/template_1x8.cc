@@ -9,21 +9,21 @@
 #include <cstdint>
 #include <cstdlib>
 
-
 extern "C" int64_t kern_prepared_size() { return 864; }
 
 extern "C" void kern_prepare(const float* const* inputs, float* prepared) {
   const float* __restrict Wt = inputs[1];
   const float* __restrict bias = inputs[2];
   float* __restrict Wp = prepared + 0;
-  #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
   for (int64_t qk0 = 0; qk0 < 2; ++qk0) {
     for (int64_t qc0 = 0; qc0 < 3; ++qc0) {
       for (int64_t qr = 0; qr < 3; ++qr) {
         for (int64_t qs = 0; qs < 3; ++qs) {
           for (int64_t qc1 = 0; qc1 < 1; ++qc1) {
             for (int64_t qk2 = 0; qk2 < 16; ++qk2) {
-              Wp[432 * qk0 + 144 * qc0 + 48 * qr + 16 * qc1 + 16 * qs + qk2] = Wt[432 * qk0 + 27 * qk2 + 9 * qc0 + 9 * qc1 + 3 * qr + qs];
+              Wp[432 * qk0 + 144 * qc0 + 48 * qr + 16 * qc1 + 16 * qs + qk2] =
+                  Wt[432 * qk0 + 27 * qk2 + 9 * qc0 + 9 * qc1 + 3 * qr + qs];
             }
           }
         }
@@ -40,7 +40,7 @@ extern "C" void kern(const float* const* inputs, float* output) {
   const float* __restrict Wp = inputs[3] + 0;
   for (int64_t n = 0; n < 1; ++n) {
     for (int64_t k0 = 0; k0 < 1; ++k0) {
-      #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
       for (int64_t oh0 = 0; oh0 < 112; ++oh0) {
         {  // ow0 = 0 of 0..14
           const int64_t ow0 = 0;
@@ -54,43 +54,60 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     for (int64_t pc = 0; pc < 3; ++pc)
                       for (int64_t pr = 2; pr < 4; ++pr) {
                         __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0], 0, 3);
-                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0, 3);
+                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0,
+                                           3);
                       }
                   for (int64_t pw = 0; pw < 8; ++pw)
-                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1, 3);
+                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1,
+                                       3);
                 }
 #endif
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t zk1 = 0; zk1 < 1; ++zk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t zw = 0; zw < 8; ++zw) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t zk2 = 0; zk2 < 16; ++zk2) {
                       acc[128 * zk1 + 16 * zw + zk2] = 0.0f;
                     }
                   }
                 }
                 for (int64_t c0 = 0; c0 < 3; ++c0) {
-                  #pragma GCC unroll 3
+#pragma GCC unroll 3
 #ifdef ROW_POINTERS
                   for (int64_t r = (oh0 == 0); r < 3; ++r) {
 #else
                   for (int64_t r = 0; r < 3; ++r) {
 #endif
-                    #pragma GCC unroll 3
+#pragma GCC unroll 3
                     for (int64_t s = 0; s < 3; ++s) {
                       for (int64_t c1 = 0; c1 < 1; ++c1) {
 #ifdef ROW_POINTERS
-                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + s - 225;
+                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 +
+                                                       448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 +
+                                                       16 * ow1 + s - 225;
 #endif
-                        #pragma GCC unroll 8
+#pragma GCC unroll 8
                         for (int64_t ow2 = 0; ow2 < 8; ++ow2) {
-                          #pragma omp simd
+#pragma omp simd
                           for (int64_t k2 = 0; k2 < 16; ++k2) {
 #ifdef ROW_POINTERS
-                            if ((16 * ow0 + 16 * ow1 + 2 * ow2 + s - 1) >= 0) { acc[16 * ow2 + k2] += row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2]; }
+                            if ((16 * ow0 + 16 * ow1 + 2 * ow2 + s - 1) >= 0) {
+                              acc[16 * ow2 + k2] +=
+                                  row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 +
+                                                     48 * r + 16 * s + k2];
+                            }
 #else
-                            if ((16 * ow0 + 16 * ow1 + 2 * ow2 + s - 1) >= 0) { acc[16 * ow2 + k2] += ((2 * oh0 + 2 * oh1 + r - 1) >= 0 ? I[150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + 2 * ow2 + s - 225] : 0.0f) * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2]; }
+                            if ((16 * ow0 + 16 * ow1 + 2 * ow2 + s - 1) >= 0) {
+                              acc[16 * ow2 + k2] +=
+                                  ((2 * oh0 + 2 * oh1 + r - 1) >= 0
+                                       ? I[150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 +
+                                           448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + 2 * ow2 + s -
+                                           225]
+                                       : 0.0f) *
+                                  Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s +
+                                     k2];
+                            }
 #endif
                           }
                         }
@@ -98,13 +115,21 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     }
                   }
                 }
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t wk1 = 0; wk1 < 1; ++wk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t ww = 0; ww < 8; ++ww) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t wk2 = 0; wk2 < 16; ++wk2) {
-                      { const int32_t b_ = __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] + bias[32 * k0 + 16 * k1o + wk2]); const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000; O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 + 128 * ow0 + 128 * ow1 + 16 * ww + wk2] = __builtin_bit_cast(float, c_ > 0 ? c_ : 0); }
+                      {
+                        const int32_t b_ =
+                            __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] +
+                                                            bias[32 * k0 + 16 * k1o + wk2]);
+                        const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000;
+                        O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 +
+                          128 * ow0 + 128 * ow1 + 16 * ww + wk2] =
+                            __builtin_bit_cast(float, c_ > 0 ? c_ : 0);
+                      }
                     }
                   }
                 }
@@ -123,43 +148,55 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     for (int64_t pc = 0; pc < 3; ++pc)
                       for (int64_t pr = 2; pr < 4; ++pr) {
                         __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0], 0, 3);
-                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0, 3);
+                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0,
+                                           3);
                       }
                   for (int64_t pw = 0; pw < 8; ++pw)
-                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1, 3);
+                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1,
+                                       3);
                 }
 #endif
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t zk1 = 0; zk1 < 1; ++zk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t zw = 0; zw < 8; ++zw) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t zk2 = 0; zk2 < 16; ++zk2) {
                       acc[128 * zk1 + 16 * zw + zk2] = 0.0f;
                     }
                   }
                 }
                 for (int64_t c0 = 0; c0 < 3; ++c0) {
-                  #pragma GCC unroll 3
+#pragma GCC unroll 3
 #ifdef ROW_POINTERS
                   for (int64_t r = (oh0 == 0); r < 3; ++r) {
 #else
                   for (int64_t r = 0; r < 3; ++r) {
 #endif
-                    #pragma GCC unroll 3
+#pragma GCC unroll 3
                     for (int64_t s = 0; s < 3; ++s) {
                       for (int64_t c1 = 0; c1 < 1; ++c1) {
 #ifdef ROW_POINTERS
-                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + s - 225;
+                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 +
+                                                       448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 +
+                                                       16 * ow1 + s - 225;
 #endif
-                        #pragma GCC unroll 8
+#pragma GCC unroll 8
                         for (int64_t ow2 = 0; ow2 < 8; ++ow2) {
-                          #pragma omp simd
+#pragma omp simd
                           for (int64_t k2 = 0; k2 < 16; ++k2) {
 #ifdef ROW_POINTERS
-                            acc[16 * ow2 + k2] += row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2];
+                            acc[16 * ow2 + k2] +=
+                                row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 +
+                                                   48 * r + 16 * s + k2];
 #else
-                            acc[16 * ow2 + k2] += ((2 * oh0 + 2 * oh1 + r - 1) >= 0 ? I[150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + 2 * ow2 + s - 225] : 0.0f) * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2];
+                            acc[16 * ow2 + k2] += ((2 * oh0 + 2 * oh1 + r - 1) >= 0
+                                                       ? I[150528 * n + 50176 * c0 + 50176 * c1 +
+                                                           448 * oh0 + 448 * oh1 + 224 * r +
+                                                           16 * ow0 + 16 * ow1 + 2 * ow2 + s - 225]
+                                                       : 0.0f) *
+                                                  Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 +
+                                                     48 * r + 16 * s + k2];
 #endif
                           }
                         }
@@ -167,13 +204,21 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     }
                   }
                 }
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t wk1 = 0; wk1 < 1; ++wk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t ww = 0; ww < 8; ++ww) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t wk2 = 0; wk2 < 16; ++wk2) {
-                      { const int32_t b_ = __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] + bias[32 * k0 + 16 * k1o + wk2]); const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000; O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 + 128 * ow0 + 128 * ow1 + 16 * ww + wk2] = __builtin_bit_cast(float, c_ > 0 ? c_ : 0); }
+                      {
+                        const int32_t b_ =
+                            __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] +
+                                                            bias[32 * k0 + 16 * k1o + wk2]);
+                        const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000;
+                        O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 +
+                          128 * ow0 + 128 * ow1 + 16 * ww + wk2] =
+                            __builtin_bit_cast(float, c_ > 0 ? c_ : 0);
+                      }
                     }
                   }
                 }
@@ -193,43 +238,55 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     for (int64_t pc = 0; pc < 3; ++pc)
                       for (int64_t pr = 2; pr < 4; ++pr) {
                         __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0], 0, 3);
-                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0, 3);
+                        __builtin_prefetch(&I[50176 * pc + 448 * oh0 + 224 * pr + 16 * ow0 + 16], 0,
+                                           3);
                       }
                   for (int64_t pw = 0; pw < 8; ++pw)
-                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1, 3);
+                    __builtin_prefetch(&O[200704 * k1o + 1792 * (oh0 + 1) + 128 * ow0 + 16 * pw], 1,
+                                       3);
                 }
 #endif
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t zk1 = 0; zk1 < 1; ++zk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t zw = 0; zw < 8; ++zw) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t zk2 = 0; zk2 < 16; ++zk2) {
                       acc[128 * zk1 + 16 * zw + zk2] = 0.0f;
                     }
                   }
                 }
                 for (int64_t c0 = 0; c0 < 3; ++c0) {
-                  #pragma GCC unroll 3
+#pragma GCC unroll 3
 #ifdef ROW_POINTERS
                   for (int64_t r = (oh0 == 0); r < 3; ++r) {
 #else
                   for (int64_t r = 0; r < 3; ++r) {
 #endif
-                    #pragma GCC unroll 3
+#pragma GCC unroll 3
                     for (int64_t s = 0; s < 3; ++s) {
                       for (int64_t c1 = 0; c1 < 1; ++c1) {
 #ifdef ROW_POINTERS
-                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + s - 225;
+                        const float* __restrict row_ = I + 150528 * n + 50176 * c0 + 50176 * c1 +
+                                                       448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 +
+                                                       16 * ow1 + s - 225;
 #endif
-                        #pragma GCC unroll 8
+#pragma GCC unroll 8
                         for (int64_t ow2 = 0; ow2 < 8; ++ow2) {
-                          #pragma omp simd
+#pragma omp simd
                           for (int64_t k2 = 0; k2 < 16; ++k2) {
 #ifdef ROW_POINTERS
-                            acc[16 * ow2 + k2] += row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2];
+                            acc[16 * ow2 + k2] +=
+                                row_[2 * ow2] * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 +
+                                                   48 * r + 16 * s + k2];
 #else
-                            acc[16 * ow2 + k2] += ((2 * oh0 + 2 * oh1 + r - 1) >= 0 ? I[150528 * n + 50176 * c0 + 50176 * c1 + 448 * oh0 + 448 * oh1 + 224 * r + 16 * ow0 + 16 * ow1 + 2 * ow2 + s - 225] : 0.0f) * Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 + 48 * r + 16 * s + k2];
+                            acc[16 * ow2 + k2] += ((2 * oh0 + 2 * oh1 + r - 1) >= 0
+                                                       ? I[150528 * n + 50176 * c0 + 50176 * c1 +
+                                                           448 * oh0 + 448 * oh1 + 224 * r +
+                                                           16 * ow0 + 16 * ow1 + 2 * ow2 + s - 225]
+                                                       : 0.0f) *
+                                                  Wp[864 * k0 + 432 * k1o + 144 * c0 + 144 * c1 +
+                                                     48 * r + 16 * s + k2];
 #endif
                           }
                         }
@@ -237,13 +294,21 @@ extern "C" void kern(const float* const* inputs, float* output) {
                     }
                   }
                 }
-                #pragma GCC unroll 1
+#pragma GCC unroll 1
                 for (int64_t wk1 = 0; wk1 < 1; ++wk1) {
-                  #pragma GCC unroll 8
+#pragma GCC unroll 8
                   for (int64_t ww = 0; ww < 8; ++ww) {
-                    #pragma omp simd
+#pragma omp simd
                     for (int64_t wk2 = 0; wk2 < 16; ++wk2) {
-                      { const int32_t b_ = __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] + bias[32 * k0 + 16 * k1o + wk2]); const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000; O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 + 128 * ow0 + 128 * ow1 + 16 * ww + wk2] = __builtin_bit_cast(float, c_ > 0 ? c_ : 0); }
+                      {
+                        const int32_t b_ =
+                            __builtin_bit_cast(int32_t, acc[128 * wk1 + 16 * ww + wk2] +
+                                                            bias[32 * k0 + 16 * k1o + wk2]);
+                        const int32_t c_ = b_ < 0x40c00000 ? b_ : 0x40c00000;
+                        O[401408 * k0 + 401408 * n + 200704 * k1o + 1792 * oh0 + 1792 * oh1 +
+                          128 * ow0 + 128 * ow1 + 16 * ww + wk2] =
+                            __builtin_bit_cast(float, c_ > 0 ? c_ : 0);
+                      }
                     }
                   }
                 }
@@ -255,4 +320,3 @@ extern "C" void kern(const float* const* inputs, float* output) {
     }
   }
 }
-
