@@ -13,6 +13,7 @@ DIR/<strategy>-s<seed>.log under a '# <operator>' line. Strategies:
 
   learned            xgb with --cost-model M (first plan from the model, then its base margin)
   learned-firstplan  the same with --tuner-option pretrained=first-plan
+  learned-noseeds    learned with --template-seeds 0: the model without the template seeds
   hardware16         --cost-model M --hardware-budget 16: 16 measurements in rounds of 4, the
                      online model refitted on the model's margin between rounds (before commit
                      1d2cd12 this flag meant one round: what hardware16-oneround is now)
@@ -71,6 +72,8 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
     "learned": lambda args: ["--tuner", "xgb", "--cost-model", args.model],
     "learned-firstplan": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
                                        "--tuner-option", "pretrained=first-plan"],
+    "learned-noseeds": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
+                                     "--template-seeds", "0"],
     "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
     "hardware16-oneround": lambda args: ["--cost-model", args.model, "--hardware-budget", "16",
                                          "--batch", "16"],
@@ -87,6 +90,7 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
 }
 # The strategies that need a model file, and the argument that gives it.
 NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
+               "learned-noseeds": ("--model",),
                "hardware16": ("--model",), "hardware16-oneround": ("--model",),
                "hardware16-transfer": ("--xgb-model",), "xgb-transfer": ("--xgb-model",),
                "hardware16-mean": ("--model", "--xgb-model"),

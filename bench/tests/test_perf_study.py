@@ -110,6 +110,23 @@ class PerfStudyTest(unittest.TestCase):
         self.assertEqual(cold[cold.index("--template-seeds") + 1], "0")
         self.assertNotIn("--template-seeds", choose)
 
+    def test_learned_noseeds_is_the_learned_run_without_template_seeds(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--seeds", "1", "--strategies", "learned,learned-noseeds")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in self.calls()
+                 if c[c.index("--op") + 1] == "conv2d:a"}
+        learned, noseeds = by_db["learned-s1.db"], by_db["learned-noseeds-s1.db"]
+        self.assertEqual(noseeds[noseeds.index("--cost-model") + 1], "M.json")
+        seeds_flag = noseeds.index("--template-seeds")
+        self.assertEqual(noseeds[seeds_flag + 1], "0")
+        self.assertNotIn("--template-seeds", learned)
+        # Otherwise the same command: drop the flag and its value, and the databases' names.
+        without = noseeds[:seeds_flag] + noseeds[seeds_flag + 2:]
+        db = lambda call: call.index("--db") + 1
+        self.assertEqual(without[:db(without)] + without[db(without) + 1:],
+                         learned[:db(learned)] + learned[db(learned) + 1:])
+
     def test_strategies_on_the_xgboost_model_need_its_file(self):
         done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
                           "--strategies", "hardware16-transfer")
