@@ -68,12 +68,13 @@ import statistics
 import subprocess
 import sys
 
+# AutoTVM's tuners have no template seeds: the peers, and the model alone, run without them.
+NO_SEEDS = ["--template-seeds", "0"]
 STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed arguments
     "learned": lambda args: ["--tuner", "xgb", "--cost-model", args.model],
     "learned-firstplan": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
                                        "--tuner-option", "pretrained=first-plan"],
-    "learned-noseeds": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
-                                     "--template-seeds", "0"],
+    "learned-noseeds": lambda args: STRATEGIES["learned"](args) + NO_SEEDS,
     "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
     "hardware16-oneround": lambda args: ["--cost-model", args.model, "--hardware-budget", "16",
                                          "--batch", "16"],
@@ -85,8 +86,8 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
                                        "--hardware-budget", "16",
                                        "--tuner-option", "pretrained=choose"],
     "xgb-transfer": lambda args: ["--tuner", "xgb", "--cost-model", args.xgb_model],
-    "xgb": lambda args: ["--tuner", "xgb", "--template-seeds", "0"],
-    "random": lambda args: ["--tuner", "random", "--template-seeds", "0"],
+    "xgb": lambda args: ["--tuner", "xgb"] + NO_SEEDS,
+    "random": lambda args: ["--tuner", "random"] + NO_SEEDS,
 }
 # The strategies that need a model file, and the argument that gives it.
 NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),

@@ -8,14 +8,12 @@ set -e
 cd "$(git rev-parse --show-toplevel)"
 out=${OUT:?run.sh output dir}
 OP="conv2d:N=1,C=128,H=28,W=28,K=256,R=1,S=1,stride=2,pad=0,bias=1"
-pick() {  # the fastest ok record of OP in a variant's export
-  zcat "$out/$1.jsonl.gz" | python3 -c '
+pick() {  # the fastest record of OP in a variant's database (glimpse db best)
+  "$BIN/glimpse" db best --db "$out/$1.db" --top 1 --json | python3 -c '
 import json, sys
-rs = [json.loads(l) for l in sys.stdin]
-keys = {r["key"] for r in rs if r.get("type") == "workload"
-        and r["name"].startswith("conv2d:N=1,C=128,H=28,W=28,K=256,R=1,S=1,stride=2,")}
-ok = [r for r in rs if r.get("type") == "record" and r["status"] == "ok" and r["workload_key"] in keys]
-print(json.dumps(min(ok, key=lambda r: r["time_s"])["config"]))'
+name = "conv2d:N=1,C=128,H=28,W=28,K=256,R=1,S=1,stride=2,"
+[task] = [t for t in json.load(sys.stdin) if t["name"].startswith(name)]
+print(json.dumps(task["best"][0]["config"]))'
 }
 for variant in ${VARIANTS:-none shipped heldout}; do pick "$variant" > "$out/pick28_$variant.json"; done
 for r in 1 2 3; do
