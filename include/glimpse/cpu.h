@@ -49,7 +49,9 @@ namespace glimpse {
 // 2: the NCHWc conv2d's column-tile peel and padding-row skip, a plain input read in place with
 // one channel a block, the kernel row unrolled around its taps, ReLU/ReLU6 on the float's bits
 // (the shipped corpora are of version 1: docs/perf-corpus.md).
-constexpr int kCpuTemplateVersion = 2;
+// 3: a plain input read in place (a first layer) prefetches the next row's input and output lines,
+// skips the padding's kernel rows inside its channel loop, and reads through a pointer per row.
+constexpr int kCpuTemplateVersion = 3;
 
 // Floats an NCHWc register tile may hold. 32 AVX-512 registers × 16 lanes: the portable cap, and
 // this machine's with AVX-512 (or when its vector registers are not known).

@@ -124,6 +124,12 @@ enum class StmtKind : uint8_t {
   kMultiplyAdd,  // dst += a · b            (a reduction when dst does not depend on a loop)
   kCopy,         // dst = a [+ bias] [+ residual] [then max(·, 0) when relu, min(max(·, 0), 6)
                  // when relu6]
+  // A hint, no value: fetch the cache line of element `a` ahead of its use (for a write when
+  // prefetch_write). `dst` is unused. With a.zero_outside, `a` may lie outside its tensor (past
+  // the last row, say): the hint then touches a line that is not the tensor's, which no prefetch
+  // faults on. CPU nests only; it computes nothing, so the performance models' featurisers and the
+  // roofline leave it out (a template adds it by rule, never by a knob).
+  kPrefetch,
 };
 
 struct Stmt {
@@ -135,6 +141,7 @@ struct Stmt {
   std::optional<Access> residual;  // kCopy: epilogue residual add (after the bias)
   bool relu = false;               // kCopy: epilogue ReLU
   bool relu6 = false;              // kCopy: epilogue ReLU6 (not with relu)
+  bool prefetch_write = false;     // kPrefetch: the line will be written
 
   Stmt() = default;
   explicit Stmt(StmtKind kind, Access dst = {}, Access a = {}, Access b = {})
@@ -142,9 +149,11 @@ struct Stmt {
 };
 
 // The accesses a statement reads, in operand order: a (unless kZero), b (kMultiplyAdd), then the
-// epilogue's bias and residual. Its destination is not among them, even where it accumulates.
+// epilogue's bias and residual. Its destination is not among them, even where it accumulates. A
+// kPrefetch reads nothing.
 inline std::vector<const Access*> StmtReads(const Stmt& s) {
   std::vector<const Access*> reads;
+  if (s.kind == StmtKind::kPrefetch) return reads;  // reads no value
   if (s.kind != StmtKind::kZero) reads.push_back(&s.a);
   if (s.kind == StmtKind::kMultiplyAdd) reads.push_back(&s.b);
   if (s.bias) reads.push_back(&*s.bias);
@@ -202,6 +211,14 @@ struct Loop {
   // multiply-add whose factor is guarded is skipped rather than multiplied by zero. A
   // convolution's column tiles are the case: only the first and the last reach the padding.
   bool peel_edges = false;
+  // C++ emitter: each load of an activation (a kInput that is not constant) in this loop's body
+  // reads through a pointer set at the top of the body to its element with the inner loops'
+  // variables at zero, indexed by those variables' terms only. With one flat index, g++ shares the
+  // loads that neighbouring taps make of one element (at stride 2, tap s = 2 of column w and tap
+  // s = 0 of column w + 1) as broadcasts held in registers instead of letting each FMA broadcast
+  // from memory, which cost MobileNet-v2's first layer 8 % (bench/results/cpu_models_64.md, "The
+  // first layers prefetch"). Code generation only: the program is the same.
+  bool load_pointers = false;
 
   Loop() = default;
   Loop(std::string name, int64_t extent, LoopKind kind = LoopKind::kSerial)
@@ -292,6 +309,12 @@ void SplitLoop(LoopNest& nest, const std::string& name, const std::vector<int64_
 void ReorderLoops(LoopNest& nest, const std::vector<std::string>& order);
 
 void SetLoopKind(LoopNest& nest, const std::string& name, LoopKind kind);
+
+// Whether the body or the prepare body holds a kPrefetch statement.
+bool HasPrefetch(const LoopNest& nest);
+// The nest without its kPrefetch statements (a loop left empty by them goes too): the program
+// the performance models' featurisers read, which a prefetch does not change.
+LoopNest WithoutPrefetches(const LoopNest& nest);
 
 // A readable dump of the tree (one loop or statement per line, indented), for logs and tests.
 std::string NestToString(const LoopNest& nest);

@@ -139,7 +139,8 @@ class CppEmitter : private codegen::NestPrinter {
     Line(depth) << "}\n";
   }
 
-  // The loop's body inside its braces: the temporaries scoped to it, then its nodes.
+  // The loop's body inside its braces: the temporaries scoped to it, its load pointers
+  // (Loop::load_pointers), then its nodes.
   void EmitBody(const Node& node, int depth) {
     stack_.push_back(&node.loop);
     for (const TensorDecl& t : nest_.tensors) {
@@ -147,8 +148,48 @@ class CppEmitter : private codegen::NestPrinter {
         Line(depth + 1) << "alignas(64) float " << t.name << "[" << t.NumElements() << "];\n";
       }
     }
+    std::vector<const Access*> pointed;
+    if (node.loop.load_pointers) pointed = DeclareLoadPointers(node.body, depth + 1);
     EmitNodes(node.body, depth + 1);
+    for (const Access* access : pointed) based_.erase(access);
     stack_.pop_back();
+  }
+
+  // One pointer per activation load in `body` (a kInput that is not constant): the element with
+  // the variables of the loops in `body` at zero. AccessCode then indexes it by their terms.
+  std::vector<const Access*> DeclareLoadPointers(const std::vector<Node>& body, int depth) {
+    std::vector<std::string> inner;
+    std::vector<const Access*> loads;
+    CollectInner(body, inner, loads);
+    for (const Access* access : loads) {
+      const AffineExpr flat = Flat(*access);
+      AffineExpr base = AffineExpr::Const(flat.constant), offset;
+      for (const auto& [loop, c] : flat.terms) {
+        const bool in_body = std::find(inner.begin(), inner.end(), loop) != inner.end();
+        (in_body ? offset : base) = (in_body ? offset : base) + AffineExpr::Var(loop, c);
+      }
+      const TensorDecl& t = nest_.tensors[access->tensor];
+      const std::string name = t.name + "_at" + std::to_string(pointer_count_++) + "_";
+      Line(depth) << "const float* __restrict " << name << " = " << t.name << " + "
+                  << AffineCode(base) << ";\n";
+      based_[access] = {name, offset};
+    }
+    return loads;
+  }
+
+  void CollectInner(const std::vector<Node>& body, std::vector<std::string>& loops,
+                    std::vector<const Access*>& loads) const {
+    for (const Node& node : body) {
+      if (node.is_loop) {
+        loops.push_back(node.loop.name);
+        CollectInner(node.body, loops, loads);
+        continue;
+      }
+      for (const Access* read : StmtReads(node.stmt)) {
+        const TensorDecl& t = nest_.tensors[read->tensor];
+        if (t.role == TensorRole::kInput && !t.constant) loads.push_back(read);
+      }
+    }
   }
 
   void EmitLoop(const Node& node, int depth) {
@@ -236,6 +277,13 @@ class CppEmitter : private codegen::NestPrinter {
   // (the test folds away after unrolling, and the product, zero, is not computed). Tests decided
   // at run time stay selects in the load: a branch there would cost more than the multiply.
   std::string StmtCode(const Stmt& s) const {
+    if (s.kind == StmtKind::kPrefetch) {
+      // Unguarded: a prefetch never faults (x86 PREFETCHh, Arm PRFM), and a branch per prefetch
+      // cost more than the lines past a tensor's edge it touches. Locality 3: keep the line in
+      // every level; the tile that asked for it reads it next.
+      return "__builtin_prefetch(&" + AccessCode(s.a, false) + ", " +
+             (s.prefetch_write ? "1" : "0") + ", 3);";
+    }
     std::vector<std::string> skip;
     std::string code = UnguardedStmtCode(s, &skip);
     if (s.dst.zero_outside) {
@@ -272,11 +320,14 @@ class CppEmitter : private codegen::NestPrinter {
         }
         return code + dst + " = __builtin_bit_cast(float, b_ > 0 ? b_ : 0); }";
       }
+      case StmtKind::kPrefetch:
+        break;  // StmtCode's
     }
     return "";
   }
 
   const Node* collapsed_inner_ = nullptr;
+  int pointer_count_ = 0;  // numbers the load pointers' names
 };
 
 }  // namespace

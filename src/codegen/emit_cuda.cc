@@ -434,6 +434,8 @@ class CudaEmitter : private codegen::NestPrinter {
         if (!s.relu) return dst + " = " + value + ";";
         return dst + " = fmaxf(" + value + ", 0.0f);";
       }
+      case StmtKind::kPrefetch:
+        break;  // refused by EmitCuda
     }
     return "";
   }
@@ -456,6 +458,10 @@ class CudaEmitter : private codegen::NestPrinter {
 
 CudaKernel EmitCuda(const LoopNest& nest, const std::string& symbol) {
   codegen::CheckSymbol(symbol);
+  if (HasPrefetch(nest)) {
+    throw Error("loop nest '" + nest.name +
+                "': a prefetch statement is a CPU hint; the CUDA emitter takes none");
+  }
   ValidateGpuNest(nest);
   return CudaEmitter(nest).Emit(symbol);
 }

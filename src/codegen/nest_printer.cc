@@ -115,7 +115,10 @@ std::string NestPrinter::Guard(const Access& access) const {
 std::string NestPrinter::AccessCode(const Access& access, bool load,
                                     std::vector<std::string>* decided) const {
   const TensorDecl& t = nest_.tensors[access.tensor];
-  std::string element = t.name + "[" + AffineCode(Flat(access)) + "]";
+  const auto based = based_.find(&access);
+  std::string element = based != based_.end()
+                            ? based->second.first + "[" + AffineCode(based->second.second) + "]"
+                            : t.name + "[" + AffineCode(Flat(access)) + "]";
   if (!load || !access.zero_outside) return element;
   std::vector<std::string> selected;
   for (const GuardCondition& condition : GuardConditions(access)) {

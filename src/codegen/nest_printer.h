@@ -58,6 +58,9 @@ class NestPrinter {
   std::vector<const Loop*> stack_;
   // Loops the emitter runs over part of their range (Loop::peel_edges): [first, last].
   std::map<const Loop*, std::pair<int64_t, int64_t>> narrowed_;
+  // Accesses read through a pointer where the code being printed is (Loop::load_pointers): the
+  // pointer's name and the flat index relative to it.
+  std::map<const Access*, std::pair<std::string, AffineExpr>> based_;
 };
 
 }  // namespace glimpse::codegen

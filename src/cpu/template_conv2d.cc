@@ -63,6 +63,8 @@
 // blocks those of the activations (tile_c_1 = in_block, tile_k_2 = out_block). The register
 // tile's store is then contiguous — a vector of k2 channels per column — and a blocked input
 // needs no packing unless the padding is copied or the stride skips positions: the taps read I.
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -249,6 +251,58 @@ LoopNest MakeConv2dNest(const Conv2dShape& shape, const ConfigView& config) {
 
 namespace {
 
+constexpr int64_t kLineFloats = 16;  // floats in a 64-byte cache line
+
+// Prefetches for the register tile at the same columns one output row down (`oh` + 1), which a
+// thread parallel over rows computes next: the input rows that row reads and this one does not,
+// and, on a blocked output (blocks of whole lines), the output lines it writes. A first layer reads
+// its input once, straight from memory; without them its tiles wait on each new row (0.6 MB read
+// cold is latency-bound on Zen 4), and MobileNet-v2's stem ran at 77-80 % of the peak against
+// 91 % for a hand kernel that prefetches so (bench/results/cpu_models_64.md, "MobileNet-v2's
+// first layer is not memory-bound"). Dilation 1 only (every first layer of the zoo). Past the last
+// row, or outside a row, a prefetch is skipped (Access::zero_outside).
+std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2dShape& shape,
+                                    const AffineExpr& oh, const AffineExpr& first_ow,
+                                    int64_t columns, const Access& accumulator,
+                                    const std::function<AffineExpr(const AffineExpr&)>& channel,
+                                    int64_t blocks, int64_t block) {
+  using E = AffineExpr;
+  std::vector<Node> out;
+  if (shape.dilation != 1) return out;
+  // Rows (oh + 1)·stride − pad + r, of which the last min(stride, R) are new.
+  const int64_t new_rows = std::min(shape.stride, shape.r);
+  const int64_t span = (columns - 1) * shape.stride + shape.s;  // the tile's input columns
+  Stmt input{StmtKind::kPrefetch};
+  input.a = compute.Read(Operand::kInput, {{"n", E::Var("n")},
+                                           {"c", E::Var("fc")},
+                                           {"oh", oh + E::Const(1)},
+                                           {"r", E::Var("fr") + E::Const(shape.r - new_rows)},
+                                           {"ow", first_ow},
+                                           {"s", E::Var("fl", kLineFloats)}});
+  input.a.zero_outside = true;
+  out.push_back(NestLoops({{"fc", shape.c, LoopKind::kUnrolled},
+                           {"fr", new_rows, LoopKind::kUnrolled},
+                           {"fl", (span - 1) / kLineFloats + 2, LoopKind::kUnrolled}},
+                          {Node::MakeStmt(std::move(input))}));
+  // A plain output's lines run along a row of one channel each: a prefetch per channel, left out.
+  if (shape.out_block != 0 && block % kLineFloats == 0) {
+    Stmt output{StmtKind::kPrefetch};
+    output.a = compute
+                   .Store({{"n", E::Var("n")},
+                           {"k", channel(E::Var("fk")) + E::Var("fq", kLineFloats)},
+                           {"oh", oh + E::Const(1)},
+                           {"ow", first_ow + E::Var("fw")}},
+                          accumulator, true)
+                   .dst;
+    output.prefetch_write = true;
+    out.push_back(NestLoops({{"fk", blocks, LoopKind::kUnrolled},
+                             {"fw", columns, LoopKind::kUnrolled},
+                             {"fq", block / kLineFloats, LoopKind::kUnrolled}},
+                            {Node::MakeStmt(std::move(output))}));
+  }
+  return out;
+}
+
 LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& config) {
   std::vector<int64_t> tk = config.List("tile_k"), toh = config.List("tile_oh"),
                        tow = config.List("tile_ow"), tc = config.List("tile_c");
@@ -283,6 +337,17 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   // its time (bench/results/cpu_models_64.md, "The first layers read their input in place").
   const bool input_in_blocks = shape.in_block != 0 || c_block == 1;
   const bool pack_input = !input_in_blocks || pad_in_copy > 0 || strided_pack;
+  // A plain input read in place (a first layer, whose few channels stream from memory once) at a
+  // stride, by a register tile of one output block, whose FMAs broadcast each input element from
+  // memory: the tile prefetches the next output row's input and output, and reads its input
+  // through a pointer per kernel row. On MobileNet-v2's first layer (stride 2, 32 channels: little
+  // work per byte) one block × 8 columns ran at 90 % of the FMA peak so, 80 % without. The first
+  // layers' two-block tiles (explicit broadcasts, each feeding two FMAs) lost 1–3 % with them, and
+  // at stride 1 the next row adds one input row per channel, which the hardware streams: VGG-16's
+  // first layer lost more. Those go without (bench/results/cpu_models_64.md, "The first layers
+  // prefetch").
+  const bool streams_plain_input = !pack_input && shape.in_block == 0 && shape.stride > 1 &&
+                                   (!k1_in_tile || tk[1] == 1);
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
@@ -382,6 +447,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
       if (past_r && position != 3) channels_inside_r = true;
     }
   }
+  const auto innermost_reduction =
+      std::find_if(order_knob.rbegin(), order_knob.rend(), [](int64_t p) { return p != 4; });
   for (auto it = order_knob.rbegin(); it != order_knob.rend(); ++it) {
     if (*it == 4) continue;  // k1
     Loop loop{reduction_names.at(*it), reduction_extents.at(*it)};
@@ -395,6 +462,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
     if (loop.name == "r" && !strided_pack && !outside_r && inside_r) {
       MarkUsefulKernelRows(loop, oh, 1, shape.stride, shape.pad, shape.dilation, shape.h);
     }
+    // The innermost reduction loop holds the register tile's loops: a plain input read in place
+    // is read through a pointer per kernel row there (Loop::load_pointers).
+    if (streams_plain_input && it == innermost_reduction) loop.load_pointers = true;
     reduction = Node::MakeLoop(std::move(loop), {std::move(reduction)});
   }
 
@@ -415,10 +485,19 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                      {Node::MakeLoop({"ww", tow[2], LoopKind::kUnrolled},
                                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
 
-  Node tile = Node::MakeLoop(
-      {"oh1", toh[1]},
-      {Node::MakeLoop({"ow1", tow[1]}, MoveNodes(std::move(zero_nest), std::move(reduction),
-                                                 std::move(store_nest)))});
+  std::vector<Node> tile_body;
+  if (streams_plain_input) {
+    const E first_ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]);
+    tile_body = NextRowPrefetches(
+        compute, shape, oh, first_ow, tow[2], {acc, {E::Const(0), E::Const(0), E::Const(0)}},
+        [&](const E& k1) { return channel(k1_in_tile ? k1 : E::Var("k1o"), E::Const(0)); },
+        k1_tile, k_block);
+  }
+  tile_body.push_back(std::move(zero_nest));
+  tile_body.push_back(std::move(reduction));
+  tile_body.push_back(std::move(store_nest));
+  Node tile = Node::MakeLoop({"oh1", toh[1]},
+                             {Node::MakeLoop({"ow1", tow[1]}, std::move(tile_body))});
   if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
   // With guarded loads only the first and the last column tile reach the padding: peeled, the
   // tiles between lose the column guards and the edge tiles skip their padding taps (decided at

@@ -164,6 +164,29 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
                    {"padding", "guard"}};
       AddSeed(space, std::move(json), seeds);
     }
+    // Strided, the input is read once and each output pixel has little work (MobileNet-v2's 32
+    // channels): one output block × 8 columns — the 8 accumulators that keep two FMA pipes of
+    // latency 4 busy, each FMA broadcasting its input element from memory — with every block of a
+    // column tile in turn, so that the tile prefetches the next row (template_conv2d.cc). On Zen 4
+    // it ran MobileNet-v2's first layer at 91 % of the FMA peak against 80 % for the two-block
+    // seed; on ResNet's 7×7 one it is 2–4 % slower than that seed, which stays first
+    // (bench/results/cpu_models_64.md, "The first layers prefetch").
+    const int64_t per_column = (k_block + lanes - 1) / lanes;
+    const int64_t one_block_columns =
+        LargestDivisorAtMost(out_w, std::max<int64_t>(8 / per_column, 1));
+    if (shape.stride > 1 && shape.k % k_block == 0) {
+      Json json = {{"layout", "NCHWc"},
+                   {"tile_k", {1, shape.k / k_block, k_block}},
+                   {"tile_oh", {out_h, 1}},
+                   {"tile_ow", {out_w / one_block_columns, 1, one_block_columns}},
+                   {"tile_c", {shape.c, 1}},
+                   {"order", {0, 2, 3, 4, 1}},  // c0, r, s, k1, c1: k1 outside the register tile
+                   {"parallel", "oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1},
+                   {"padding", "guard"}};
+      AddSeed(space, std::move(json), seeds);
+    }
   }
   // Fewer input channels than a vector, stride 1 (VGG's 3-channel first layer): the reduction is
   // so short (C·R·S = 27 taps) that the blocked kernel's unpacking store, 32 channel planes a

@@ -380,6 +380,18 @@ void LoopNest::Validate() const {
              return;
            }
            const Stmt& s = node.stmt;
+           if (s.kind == StmtKind::kPrefetch) {
+             // A hint that writes nothing: its element must exist unless it is skipped outside.
+             if (in_prepare) {
+               throw Error("loop nest '" + name + "': a prefetch in prepare; accepted: in the body");
+             }
+             check(s.a, loops, true);
+             if (tensors[s.a.tensor].role == TensorRole::kLiteral) {
+               throw Error("loop nest '" + name + "': a prefetch of the literal table " +
+                           tensors[s.a.tensor].name);
+             }
+             return;
+           }
            check(s.dst, loops, false);
            for (const Access* read : StmtReads(s)) check(*read, loops, true);
            if (s.relu && s.relu6) {
@@ -464,6 +476,44 @@ void ReorderLoops(LoopNest& nest, const std::vector<std::string>& order) {
   *top = std::move(inner.front());
 }
 
+namespace {
+
+bool BodyHasPrefetch(const std::vector<Node>& body) {
+  return std::any_of(body.begin(), body.end(), [](const Node& node) {
+    return node.is_loop ? BodyHasPrefetch(node.body) : node.stmt.kind == StmtKind::kPrefetch;
+  });
+}
+
+// Drops the prefetches of `body`, and the loops that held nothing else.
+void DropPrefetches(std::vector<Node>& body) {
+  std::vector<Node> kept;
+  kept.reserve(body.size());
+  for (Node& node : body) {
+    if (node.is_loop) {
+      const bool had_nodes = !node.body.empty();
+      DropPrefetches(node.body);
+      if (had_nodes && node.body.empty()) continue;
+    } else if (node.stmt.kind == StmtKind::kPrefetch) {
+      continue;
+    }
+    kept.push_back(std::move(node));
+  }
+  body = std::move(kept);
+}
+
+}  // namespace
+
+bool HasPrefetch(const LoopNest& nest) {
+  return BodyHasPrefetch(nest.body) || BodyHasPrefetch(nest.prepare);
+}
+
+LoopNest WithoutPrefetches(const LoopNest& nest) {
+  LoopNest copy = nest;
+  DropPrefetches(copy.body);
+  DropPrefetches(copy.prepare);
+  return copy;
+}
+
 void SetLoopKind(LoopNest& nest, const std::string& name, LoopKind kind) {
   nest.FindLoop(name).kind = kind;
 }
@@ -505,11 +555,17 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
             << ")";
       }
       if (node.loop.peel_edges) out << " peel edges";
+      if (node.loop.load_pointers) out << " load pointers";
       out << "\n";
       Dump(nest, node.body, depth + 1, out);
       continue;
     }
     const Stmt& s = node.stmt;
+    if (s.kind == StmtKind::kPrefetch) {
+      out << "prefetch" << (s.prefetch_write ? " for write " : " ") << AccessToString(nest, s.a)
+          << "\n";
+      continue;
+    }
     out << AccessToString(nest, s.dst);
     switch (s.kind) {
       case StmtKind::kZero:
@@ -524,6 +580,8 @@ void Dump(const LoopNest& nest, const std::vector<Node>& nodes, int depth, std::
         if (s.residual) out << " + " << AccessToString(nest, *s.residual);
         out << (s.relu || s.relu6 ? ")" : "");
         break;
+      case StmtKind::kPrefetch:
+        break;  // printed above
     }
     out << "\n";
   }

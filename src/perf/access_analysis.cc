@@ -94,7 +94,7 @@ void PlaceStatements(const std::vector<Node>& body, std::vector<const Loop*>& ar
       around.push_back(&node.loop);
       PlaceStatements(node.body, around, out);
       around.pop_back();
-    } else {
+    } else if (node.stmt.kind != StmtKind::kPrefetch) {  // a hint: no work, no traffic of its own
       out.push_back({&node.stmt, around});
     }
   }

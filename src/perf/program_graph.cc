@@ -236,6 +236,8 @@ class Builder {
 }  // namespace
 
 ProgramGraph BuildProgramGraph(const LoopNest& nest) {
+  // The graph of the program a prefetch does not change (the featuriser's version stays).
+  if (HasPrefetch(nest)) return BuildProgramGraph(WithoutPrefetches(nest));
   ProgramGraph graph;
   graph.name = nest.name;
   graph.tile_sizes = ProgramTileSizes(nest);

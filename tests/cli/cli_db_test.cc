@@ -1,4 +1,4 @@
-// `glimpse db …` and `glimpse space show` on real files.
+// `glimpse db …`, `glimpse space show` on real files, and `glimpse space code`.
 #include <fstream>
 
 #include "cli_fixture.h"
@@ -65,6 +65,33 @@ TEST_F(CliTest, DatabaseListBestAndJsonLinesRoundTrip) {
     EXPECT_EQ(a[i].status, b[i].status);
     EXPECT_EQ(a[i].samples_s, b[i].samples_s);
   }
+}
+
+TEST_F(CliTest, SpaceCodePrintsTheKernelOfAConfiguration) {
+  // A 3-channel first layer, its plain input read in place by one-block tiles: it prefetches.
+  const std::string op = "conv2d:N=1,C=3,H=13,W=13,K=32,R=3,S=3,stride=2,pad=1,bias=1";
+  const std::string config =
+      R"({"layout":"NCHWc","tile_k":[1,2,16],"tile_oh":[7,1],"tile_ow":[1,1,7],)"
+      R"("tile_c":[3,1],"order":[0,2,3,4,1],"parallel":"oh","vectorize":1,"unroll":1,)"
+      R"("padding":"guard"})";
+  CommandResult code = RunGlimpse({"space", "code", "--op", op, "--config", config});
+  ASSERT_EQ(code.exit_code, 0) << code.err;
+  EXPECT_NE(code.out.find("extern \"C\" void kernel(const float* const* inputs, float* output)"),
+            std::string::npos)
+      << code.out;
+  EXPECT_NE(code.out.find("__builtin_prefetch(&I["), std::string::npos) << code.out;
+  CommandResult nest = RunGlimpse({"space", "code", "--op", op, "--config", config, "--nest"});
+  ASSERT_EQ(nest.exit_code, 0) << nest.err;
+  EXPECT_NE(nest.out.find("for "), std::string::npos) << nest.out;
+  EXPECT_EQ(nest.out.find("extern"), std::string::npos) << nest.out;
+  // Not JSON, and a knob the space lacks: refused, naming what is wrong.
+  CommandResult bad = RunGlimpse({"space", "code", "--op", op, "--config", "tile_m=4"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--config"), std::string::npos) << bad.err;
+  CommandResult unknown =
+      RunGlimpse({"space", "code", "--op", op, "--config", R"({"tile_q":[1]})"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_FALSE(unknown.err.empty());
 }
 
 TEST_F(CliTest, KernelTunerCacheExportIsReadableAsARecordedSpace) {

@@ -7,6 +7,7 @@
 
 #include "glimpse/codegen.h"
 #include "glimpse/error.h"
+#include "test_errors.h"
 
 namespace glimpse {
 namespace {
@@ -127,6 +128,77 @@ TEST(LoopNest, AUsefulRangeFollowsSplitsAndBoundsTheEmittedLoop) {
   LoopNest inner = CopyNest();
   inner.FindLoop("i").useful_end = E::Var("j");
   EXPECT_THROW(inner.Validate(), Error);
+}
+
+// Prefetch statements: a hint the C++ emitter writes unguarded, that LoopNest::Validate accepts on
+// any tensor of the body but a literal, that the CUDA emitter refuses, and that WithoutPrefetches
+// removes with the loops that held only it.
+TEST(EmitCpp, PrefetchesAreUnguardedHintsAndStripOut) {
+  LoopNest nest = CopyNest();  // Y[i, j] = X[i, j], i < 4, j < 8
+  Stmt next_row{StmtKind::kPrefetch};
+  next_row.a = {0, {E::Var("i") + E::Const(1), E::Var("k", 4)}, true};  // past X at i = 3
+  Stmt output{StmtKind::kPrefetch};
+  output.a = {1, {E::Var("i"), E::Const(0)}};
+  output.prefetch_write = true;
+  std::vector<Node>& row = nest.body[0].body;
+  row.insert(row.begin(), Node::MakeStmt(output));
+  row.insert(row.begin(), Node::MakeLoop({"k", 2, LoopKind::kUnrolled}, {Node::MakeStmt(next_row)}));
+  nest.Validate();
+  EXPECT_TRUE(HasPrefetch(nest));
+  const std::string code = EmitCpp(nest, "hinted");
+  EXPECT_NE(code.find("__builtin_prefetch(&X[8 * i + 4 * k + 8], 0, 3);"), std::string::npos)
+      << code;
+  EXPECT_NE(code.find("__builtin_prefetch(&Y[8 * i], 1, 3);"), std::string::npos) << code;
+  EXPECT_EQ(code.find("if ("), std::string::npos) << code;
+  EXPECT_NE(NestToString(nest).find("prefetch for write Y["), std::string::npos)
+      << NestToString(nest);
+
+  const LoopNest stripped = WithoutPrefetches(nest);
+  EXPECT_FALSE(HasPrefetch(stripped));
+  EXPECT_EQ(NestToString(stripped), NestToString(CopyNest()));
+
+  // Out of bounds without zero_outside, in prepare, or of a literal: refused.
+  LoopNest outside = nest;
+  outside.body[0].body[0].body[0].stmt.a.zero_outside = false;
+  EXPECT_THROW(outside.Validate(), Error);
+  LoopNest in_prepare = CopyNest();
+  in_prepare.prepare.push_back(Node::MakeStmt(output));
+  EXPECT_THROW(in_prepare.Validate(), Error);
+  LoopNest literal = CopyNest();
+  TensorDecl table{"T", {2}, "I", DType::kFloat32, TensorRole::kLiteral};
+  table.values = {1.0f, 2.0f};
+  Stmt of_literal{StmtKind::kPrefetch};
+  of_literal.a = {literal.AddTensor(table), {E::Const(0)}};
+  literal.body.push_back(Node::MakeStmt(of_literal));
+  EXPECT_THROW(literal.Validate(), Error);
+  EXPECT_NE(testing::ErrorMessageOf([&] { EmitCuda(nest, "hinted"); }).find("prefetch"),
+            std::string::npos);
+}
+
+// Loop::load_pointers: each activation load in the loop's body reads through a pointer set at the
+// top of the body; the weights keep their flat index.
+TEST(EmitCpp, LoadPointersIndexActivationsByTheInnerLoopsOnly) {
+  LoopNest nest;
+  nest.name = "taps";
+  int x = nest.AddTensor({"X", {4, 20}, "HW", DType::kFloat32, TensorRole::kInput, 0});
+  int w = nest.AddTensor({"W", {4, 3}, "RS", DType::kFloat32, TensorRole::kInput, 1});
+  nest.tensors[w].constant = true;
+  int y = nest.AddTensor({"Y", {8}, "W", DType::kFloat32, TensorRole::kOutput});
+  Stmt mac{StmtKind::kMultiplyAdd,
+           {y, {E::Var("o")}},
+           {x, {E::Var("r"), E::Var("o", 2) + E::Var("s")}},
+           {w, {E::Var("r"), E::Var("s")}}};
+  Loop s{"s", 3, LoopKind::kUnrolled};
+  s.load_pointers = true;
+  nest.body.push_back(Node::MakeLoop(
+      {"r", 4},
+      Node::MakeLoop(s, Node::MakeLoop({"o", 8, LoopKind::kUnrolled}, {Node::MakeStmt(mac)}))));
+  const std::string code = EmitCpp(nest, "taps");
+  const size_t pointer = code.find("const float* __restrict X_at0_ = X + 20 * r + s;");
+  ASSERT_NE(pointer, std::string::npos) << code;
+  EXPECT_GT(code.find("Y[o] += X_at0_[2 * o] * W[3 * r + s];"), pointer) << code;
+  EXPECT_NE(NestToString(nest).find("for s in 0..3 (unrolled) load pointers"), std::string::npos)
+      << NestToString(nest);
 }
 
 TEST(EmitCpp, GuardsOnlyLoadsThatMayLeaveTheirTensor) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -607,6 +608,71 @@ TEST_F(KernelTest, PlainInputInBlocksOfOneChannelIsReadInPlace) {
   ExpectAllOk(
       op, 0, 1,
       {task.space.ConfigToJson(config(1, "guard")), task.space.ConfigToJson(config(3, "guard"))});
+}
+
+// A plain input read in place (a first layer) by a register tile of one output block prefetches,
+// at each tile, the input rows the next output row adds and, on a blocked output, the output lines
+// it writes; it reads its input through a pointer per kernel row. Two-block tiles and packed
+// inputs do neither. All compute the reference.
+TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
+  const std::string plain_out = "conv2d:N=1,C=3,H=13,W=13,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1";
+  const std::string blocked_out = plain_out + ",out_block=16";
+  auto json = [](int64_t c_block, std::vector<int64_t> order, std::vector<int64_t> tile_k) {
+    return Json{{"layout", "NCHWc"},   {"tile_k", tile_k},       {"tile_oh", {7, 1}},
+                {"tile_ow", {1, 1, 7}}, {"tile_c", {3 / c_block, c_block}},
+                {"order", order},       {"parallel", "oh"},       {"vectorize", 1},
+                {"unroll", 1},          {"padding", "guard"}};
+  };
+  struct Counts {
+    int reads = 0, writes = 0, pointer_loops = 0;
+  };
+  auto count = [&](const std::string& op, const Json& config) {
+    const Task task = MakeCpuTask(ParseOperator(op));
+    const LoopNest nest =
+        MakeCpuNest(ParseOperator(op), task.space, task.space.ConfigFromJson(config));
+    Counts counts;
+    // `runs`: how often a statement runs per register tile (the loops inside ow1).
+    std::function<void(const std::vector<Node>&, int64_t, bool)> visit =
+        [&](const std::vector<Node>& body, int64_t runs, bool in_tile) {
+          for (const Node& node : body) {
+            if (node.is_loop) {
+              counts.pointer_loops += node.loop.load_pointers ? 1 : 0;
+              visit(node.body, in_tile ? runs * node.loop.extent : runs,
+                    in_tile || node.loop.name == "ow1");
+            } else if (node.stmt.kind == StmtKind::kPrefetch) {
+              (node.stmt.prefetch_write ? counts.writes : counts.reads) += static_cast<int>(runs);
+            }
+          }
+        };
+    visit(nest.body, 1, false);
+    return counts;
+  };
+  const std::vector<int64_t> k1_in_tile = {0, 2, 3, 1, 4}, k1_outside = {0, 2, 3, 4, 1};
+  // One block, the channel blocks outside the tile: 3 channels × 2 new rows (stride 2) × the
+  // lines of 7 columns' 15 input columns ((15 − 1) / 16 + 2 = 2: one more for a line the start may
+  // straddle); the block's 7 output lines.
+  const Counts one_block = count(blocked_out, json(1, k1_outside, {1, 2, 16}));
+  EXPECT_EQ(one_block.reads, 3 * 2 * 2);
+  EXPECT_EQ(one_block.writes, 7);
+  EXPECT_EQ(one_block.pointer_loops, 1);
+  // One block in the tile (k1 of one iteration): the same.
+  const Counts k1_of_one = count(blocked_out, json(1, k1_in_tile, {2, 1, 16}));
+  EXPECT_EQ(k1_of_one.reads, 3 * 2 * 2);
+  EXPECT_EQ(k1_of_one.writes, 7);
+  EXPECT_EQ(k1_of_one.pointer_loops, 1);
+  // A plain output's lines are one channel's row each: no output prefetch.
+  const Counts plain = count(plain_out, json(1, k1_outside, {1, 2, 16}));
+  EXPECT_EQ(plain.reads, 3 * 2 * 2);
+  EXPECT_EQ(plain.writes, 0);
+  // Two blocks in the tile, or a packed input: none of it.
+  const Counts two_blocks = count(blocked_out, json(1, k1_in_tile, {1, 2, 16}));
+  EXPECT_EQ(two_blocks.reads + two_blocks.writes + two_blocks.pointer_loops, 0);
+  const Counts packed = count(blocked_out, json(3, k1_outside, {1, 2, 16}));
+  EXPECT_EQ(packed.reads + packed.writes + packed.pointer_loops, 0);
+  ExpectAllOk(blocked_out, 0, 1,
+              {json(1, k1_outside, {1, 2, 16}), json(1, k1_in_tile, {2, 1, 16}),
+               json(1, {2, 3, 0, 1, 4}, {2, 1, 16}), json(1, k1_in_tile, {1, 2, 16})});
+  ExpectAllOk(plain_out, 0, 1, {json(1, k1_outside, {1, 2, 16}), json(1, {2, 0, 3, 4, 1}, {2, 1, 16})});
 }
 
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs

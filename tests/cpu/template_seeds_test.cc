@@ -77,15 +77,31 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   const std::vector<Json> stem =
       SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,bias=1,relu=1", kAvx2, 2,
               kAvx2RegisterTileFloats);
-  ASSERT_EQ(stem.size(), 3u);
+  ASSERT_EQ(stem.size(), 4u);
   EXPECT_EQ(stem[0]["layout"], "NCHWc");  // stride 2: no plain-layout seed
   EXPECT_EQ(stem[0]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
   EXPECT_EQ(stem[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 8}));
   EXPECT_EQ(stem[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 7}));
   EXPECT_EQ(stem[0]["padding"], "guard");
-  EXPECT_EQ(stem[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(stem[1]["padding"], "copy");
-  EXPECT_EQ(stem[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
+  // Strided: then one output block × 8 columns, every block of a column tile in turn (k1 outside
+  // the register tile).
+  EXPECT_EQ(stem[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(stem[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 8}));
+  EXPECT_EQ(stem[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
+  EXPECT_EQ(stem[1]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 4, 1}));
+  EXPECT_EQ(stem[2]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(stem[2]["padding"], "copy");
+  EXPECT_EQ(stem[3]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
+  // On AVX-512 with blocked outputs (MobileNet-v2's first layer): 16 channels a block, 8 columns.
+  const std::vector<Json> mobile = SeedsOf(
+      "conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,out_block=16",
+      kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_GE(mobile.size(), 2u);
+  EXPECT_EQ(mobile[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 16}));
+  EXPECT_EQ(mobile[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 7}));
+  EXPECT_EQ(mobile[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 16}));
+  EXPECT_EQ(mobile[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
+  EXPECT_EQ(mobile[1]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 4, 1}));
   // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
   const std::vector<Json> down =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,

@@ -45,9 +45,10 @@ void Walk(const std::vector<Node>& body, NestCounts& counts) {
   }
 }
 
+// The graph is of the program without its prefetches (hints that compute nothing).
 void ExpectWellFormed(const LoopNest& nest, const ProgramGraph& graph) {
   NestCounts counts;
-  Walk(nest.body, counts);
+  Walk(WithoutPrefetches(nest).body, counts);
   EXPECT_EQ(graph.Count(T::kLoop), counts.loops);
   EXPECT_EQ(graph.Count(T::kZero), counts.zero);
   EXPECT_EQ(graph.Count(T::kMultiplyAdd), counts.mac);
@@ -133,6 +134,30 @@ TEST(TemplateGraphTest, Conv2dGraphsInBothLayoutsLeavePrepareOut) {
     EXPECT_FALSE(graph.tile_sizes.empty());
   }
   EXPECT_EQ(layouts.size(), 2u) << "no configuration of one of the layouts was sampled";
+}
+
+// A first layer's plain input read in place gets prefetches (template_conv2d.cc); its graph is the
+// graph of the same nest without them.
+TEST(TemplateGraphTest, PrefetchesLeaveTheGraphAsItWas) {
+  const Operator op = ParseOperator(
+      "conv2d:N=1,C=3,H=16,W=16,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,out_block=16");
+  const ConfigSpace space = MakeCpuSpace(op);
+  const Config config = space.ConfigFromJson({{"layout", "NCHWc"},
+                                              {"tile_k", {1, 2, 16}},
+                                              {"tile_oh", {8, 1}},
+                                              {"tile_ow", {1, 1, 8}},
+                                              {"tile_c", {3, 1}},
+                                              {"order", {0, 2, 3, 4, 1}},
+                                              {"parallel", "oh"},
+                                              {"vectorize", 1},
+                                              {"unroll", 1},
+                                              {"padding", "guard"}});
+  const LoopNest nest = MakeCpuNest(op, space, config);
+  ASSERT_TRUE(HasPrefetch(nest));
+  const ProgramGraph graph = BuildProgramGraph(nest);
+  ExpectWellFormed(nest, graph);
+  EXPECT_EQ(ProgramGraphToJson(graph).dump(),
+            ProgramGraphToJson(BuildProgramGraph(WithoutPrefetches(nest))).dump());
 }
 
 TEST(TemplateGraphTest, TheSameNestGivesTheSameGraph) {

@@ -9,6 +9,7 @@ namespace glimpse::cli {
 void AddTuneCommand(CLI::App& app);
 void AddDatabaseCommand(CLI::App& app);
 void AddSpaceCommand(CLI::App& app);
+void AddSpaceCodeCommand(CLI::App& space);  // `space code`, under `space`
 void AddBenchCommand(CLI::App& app);
 void AddModelCommand(CLI::App& app);
 void AddHardwareCommand(CLI::App& app);

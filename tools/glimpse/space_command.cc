@@ -109,6 +109,7 @@ void AddSpaceCommand(CLI::App& app) {
   flags->source.AddTo(show, /*positional=*/true);
   show->add_flag("--json", flags->json, "print as JSON");
   show->callback([flags] { RunShow(*flags); });
+  AddSpaceCodeCommand(*space);
 }
 
 }  // namespace glimpse::cli

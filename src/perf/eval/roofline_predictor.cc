@@ -34,6 +34,7 @@ double StatementFlops(const Stmt& stmt) {
     case StmtKind::kCopy:
       return EpilogueFlops(stmt);
     case StmtKind::kZero:
+    case StmtKind::kPrefetch:  // left out by PlacedStatements
       return 0.0;
   }
   return 0.0;
