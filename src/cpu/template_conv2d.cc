@@ -346,8 +346,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   // at stride 1 the next row adds one input row per channel, which the hardware streams: VGG-16's
   // first layer lost more. Those go without (bench/results/cpu_models_64.md, "The first layers
   // prefetch").
-  const bool streams_plain_input = !pack_input && shape.in_block == 0 && shape.stride > 1 &&
-                                   (!k1_in_tile || tk[1] == 1);
+  const bool streams_plain_input =
+      !pack_input && shape.in_block == 0 && shape.stride > 1 && (!k1_in_tile || tk[1] == 1);
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
@@ -490,14 +490,14 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
     const E first_ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]);
     tile_body = NextRowPrefetches(
         compute, shape, oh, first_ow, tow[2], {acc, {E::Const(0), E::Const(0), E::Const(0)}},
-        [&](const E& k1) { return channel(k1_in_tile ? k1 : E::Var("k1o"), E::Const(0)); },
-        k1_tile, k_block);
+        [&](const E& k1) { return channel(k1_in_tile ? k1 : E::Var("k1o"), E::Const(0)); }, k1_tile,
+        k_block);
   }
   tile_body.push_back(std::move(zero_nest));
   tile_body.push_back(std::move(reduction));
   tile_body.push_back(std::move(store_nest));
-  Node tile = Node::MakeLoop({"oh1", toh[1]},
-                             {Node::MakeLoop({"ow1", tow[1]}, std::move(tile_body))});
+  Node tile =
+      Node::MakeLoop({"oh1", toh[1]}, {Node::MakeLoop({"ow1", tow[1]}, std::move(tile_body))});
   if (!k1_in_tile) tile = Node::MakeLoop({"k1o", tk[1]}, {std::move(tile)});
   // With guarded loads only the first and the last column tile reach the padding: peeled, the
   // tiles between lose the column guards and the edge tiles skip their padding taps (decided at

@@ -363,43 +363,44 @@ void LoopNest::Validate() const {
   }
   std::vector<const Loop*> stack;
   for (bool in_prepare : {false, true}) {
-    Walk(in_prepare ? prepare : body, stack,
-         [&](const Node& node, const std::vector<const Loop*>& loops) {
-           if (node.is_loop) {
-             if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
-             for (const auto* bound : {&node.loop.useful_begin, &node.loop.useful_end}) {
-               if (!*bound) continue;
-               for (const auto& [var, c] : (*bound)->terms) {
-                 if (std::none_of(loops.begin(), loops.end(),
-                                  [&var = var](const Loop* l) { return l->name == var; })) {
-                   throw Error("loop nest '" + name + "': the useful range of loop " +
-                               node.loop.name + " depends on " + var + ", not a loop around it");
-                 }
-               }
-             }
-             return;
-           }
-           const Stmt& s = node.stmt;
-           if (s.kind == StmtKind::kPrefetch) {
-             // A hint that writes nothing: its element must exist unless it is skipped outside.
-             if (in_prepare) {
-               throw Error("loop nest '" + name + "': a prefetch in prepare; accepted: in the body");
-             }
-             check(s.a, loops, true);
-             if (tensors[s.a.tensor].role == TensorRole::kLiteral) {
-               throw Error("loop nest '" + name + "': a prefetch of the literal table " +
-                           tensors[s.a.tensor].name);
-             }
-             return;
-           }
-           check(s.dst, loops, false);
-           for (const Access* read : StmtReads(s)) check(*read, loops, true);
-           if (s.relu && s.relu6) {
-             throw Error("loop nest '" + name + "': a copy into " + tensors[s.dst.tensor].name +
-                         " applies both relu and relu6; accepted: one of them");
-           }
-           check_roles(s, in_prepare);
-         });
+    Walk(
+        in_prepare ? prepare : body, stack,
+        [&](const Node& node, const std::vector<const Loop*>& loops) {
+          if (node.is_loop) {
+            if (node.loop.extent < 1) throw Error("loop " + node.loop.name + " has extent < 1");
+            for (const auto* bound : {&node.loop.useful_begin, &node.loop.useful_end}) {
+              if (!*bound) continue;
+              for (const auto& [var, c] : (*bound)->terms) {
+                if (std::none_of(loops.begin(), loops.end(),
+                                 [&var = var](const Loop* l) { return l->name == var; })) {
+                  throw Error("loop nest '" + name + "': the useful range of loop " +
+                              node.loop.name + " depends on " + var + ", not a loop around it");
+                }
+              }
+            }
+            return;
+          }
+          const Stmt& s = node.stmt;
+          if (s.kind == StmtKind::kPrefetch) {
+            // A hint that writes nothing: its element must exist unless it is skipped outside.
+            if (in_prepare) {
+              throw Error("loop nest '" + name + "': a prefetch in prepare; accepted: in the body");
+            }
+            check(s.a, loops, true);
+            if (tensors[s.a.tensor].role == TensorRole::kLiteral) {
+              throw Error("loop nest '" + name + "': a prefetch of the literal table " +
+                          tensors[s.a.tensor].name);
+            }
+            return;
+          }
+          check(s.dst, loops, false);
+          for (const Access* read : StmtReads(s)) check(*read, loops, true);
+          if (s.relu && s.relu6) {
+            throw Error("loop nest '" + name + "': a copy into " + tensors[s.dst.tensor].name +
+                        " applies both relu and relu6; accepted: one of them");
+          }
+          check_roles(s, in_prepare);
+        });
   }
 }
 

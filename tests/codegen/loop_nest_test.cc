@@ -142,7 +142,8 @@ TEST(EmitCpp, PrefetchesAreUnguardedHintsAndStripOut) {
   output.prefetch_write = true;
   std::vector<Node>& row = nest.body[0].body;
   row.insert(row.begin(), Node::MakeStmt(output));
-  row.insert(row.begin(), Node::MakeLoop({"k", 2, LoopKind::kUnrolled}, {Node::MakeStmt(next_row)}));
+  row.insert(row.begin(),
+             Node::MakeLoop({"k", 2, LoopKind::kUnrolled}, {Node::MakeStmt(next_row)}));
   nest.Validate();
   EXPECT_TRUE(HasPrefetch(nest));
   const std::string code = EmitCpp(nest, "hinted");

@@ -615,13 +615,20 @@ TEST_F(KernelTest, PlainInputInBlocksOfOneChannelIsReadInPlace) {
 // it writes; it reads its input through a pointer per kernel row. Two-block tiles and packed
 // inputs do neither. All compute the reference.
 TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
-  const std::string plain_out = "conv2d:N=1,C=3,H=13,W=13,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1";
+  const std::string plain_out =
+      "conv2d:N=1,C=3,H=13,W=13,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1";
   const std::string blocked_out = plain_out + ",out_block=16";
   auto json = [](int64_t c_block, std::vector<int64_t> order, std::vector<int64_t> tile_k) {
-    return Json{{"layout", "NCHWc"},   {"tile_k", tile_k},       {"tile_oh", {7, 1}},
-                {"tile_ow", {1, 1, 7}}, {"tile_c", {3 / c_block, c_block}},
-                {"order", order},       {"parallel", "oh"},       {"vectorize", 1},
-                {"unroll", 1},          {"padding", "guard"}};
+    return Json{{"layout", "NCHWc"},
+                {"tile_k", tile_k},
+                {"tile_oh", {7, 1}},
+                {"tile_ow", {1, 1, 7}},
+                {"tile_c", {3 / c_block, c_block}},
+                {"order", order},
+                {"parallel", "oh"},
+                {"vectorize", 1},
+                {"unroll", 1},
+                {"padding", "guard"}};
   };
   struct Counts {
     int reads = 0, writes = 0, pointer_loops = 0;
@@ -672,7 +679,8 @@ TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
   ExpectAllOk(blocked_out, 0, 1,
               {json(1, k1_outside, {1, 2, 16}), json(1, k1_in_tile, {2, 1, 16}),
                json(1, {2, 3, 0, 1, 4}, {2, 1, 16}), json(1, k1_in_tile, {1, 2, 16})});
-  ExpectAllOk(plain_out, 0, 1, {json(1, k1_outside, {1, 2, 16}), json(1, {2, 0, 3, 4, 1}, {2, 1, 16})});
+  ExpectAllOk(plain_out, 0, 1,
+              {json(1, k1_outside, {1, 2, 16}), json(1, {2, 0, 3, 4, 1}, {2, 1, 16})});
 }
 
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs

@@ -93,9 +93,9 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(stem[2]["padding"], "copy");
   EXPECT_EQ(stem[3]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 14}));
   // On AVX-512 with blocked outputs (MobileNet-v2's first layer): 16 channels a block, 8 columns.
-  const std::vector<Json> mobile = SeedsOf(
-      "conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,out_block=16",
-      kAvx512, 2, kPortableRegisterTileFloats);
+  const std::vector<Json> mobile =
+      SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,bias=1,relu6=1,out_block=16",
+              kAvx512, 2, kPortableRegisterTileFloats);
   ASSERT_GE(mobile.size(), 2u);
   EXPECT_EQ(mobile[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 16}));
   EXPECT_EQ(mobile[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 7}));
