@@ -260,7 +260,8 @@ constexpr int64_t kLineFloats = 16;  // floats in a 64-byte cache line
 // cold is latency-bound on Zen 4), and MobileNet-v2's stem ran at 77-80 % of the peak against
 // 91 % for a hand kernel that prefetches so (bench/results/cpu_models_64.md, "MobileNet-v2's
 // first layer is not memory-bound"). Dilation 1 only (every first layer of the zoo). Past the last
-// row, or outside a row, a prefetch is skipped (Access::zero_outside).
+// row, or left of a row's start, the element lies outside the tensor: the access is marked
+// zero_outside, and the hint touches a line that is not the tensor's (StmtKind::kPrefetch).
 std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2dShape& shape,
                                     const AffineExpr& oh, const AffineExpr& first_ow,
                                     int64_t columns, const Access& accumulator,
