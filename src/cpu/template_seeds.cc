@@ -168,8 +168,8 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // channels): one output block × 8 columns — the 8 accumulators that keep two FMA pipes of
     // latency 4 busy, each FMA broadcasting its input element from memory — with every block of a
     // column tile in turn, so that the tile prefetches the next row (template_conv2d.cc). On Zen 4
-    // it ran MobileNet-v2's first layer at 91 % of the FMA peak against 80 % for the two-block
-    // seed; on ResNet's 7×7 one it is 2–4 % slower than that seed, which stays first
+    // it ran MobileNet-v2's first layer at 91–92 % of the FMA peak against 78 % for the two-block
+    // seed; on ResNet's 7×7 one it is 0–2 % slower than that seed, which stays first
     // (bench/results/cpu_models_64.md, "The first layers prefetch").
     const int64_t per_column = (k_block + lanes - 1) / lanes;
     const int64_t one_block_columns =
