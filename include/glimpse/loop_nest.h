@@ -216,8 +216,9 @@ struct Loop {
   // variables at zero, indexed by those variables' terms only. With one flat index, g++ shares the
   // loads that neighbouring taps make of one element (at stride 2, tap s = 2 of column w and tap
   // s = 0 of column w + 1) as broadcasts held in registers instead of letting each FMA broadcast
-  // from memory, which cost MobileNet-v2's first layer 8 % (bench/results/cpu_models_64.md, "The
-  // first layers prefetch"). Code generation only: the program is the same.
+  // from memory, which cost MobileNet-v2's first layer 8 % warm (bench/results/cpu_models_64.md,
+  // "MobileNet-v2's first layer is not memory-bound"). Code generation only: the program is the
+  // same.
   bool load_pointers = false;
 
   Loop() = default;
