@@ -166,7 +166,8 @@ class CppEmitter : private codegen::NestPrinter {
       AffineExpr base = AffineExpr::Const(flat.constant), offset;
       for (const auto& [loop, c] : flat.terms) {
         const bool in_body = std::find(inner.begin(), inner.end(), loop) != inner.end();
-        (in_body ? offset : base) = (in_body ? offset : base) + AffineExpr::Var(loop, c);
+        AffineExpr& part = in_body ? offset : base;
+        part = part + AffineExpr::Var(loop, c);
       }
       const TensorDecl& t = nest_.tensors[access->tensor];
       const std::string name = t.name + "_at" + std::to_string(pointer_count_++) + "_";

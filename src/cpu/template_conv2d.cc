@@ -64,7 +64,6 @@
 // tile's store is then contiguous — a vector of k2 channels per column — and a blocked input
 // needs no packing unless the padding is copied or the stride skips positions: the taps read I.
 #include <algorithm>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -262,10 +261,11 @@ constexpr int64_t kLineFloats = 16;  // floats in a 64-byte cache line
 // first layer is not memory-bound"). Dilation 1 only (every first layer of the zoo). Past the last
 // row, or left of a row's start, the element lies outside the tensor: the access is marked
 // zero_outside, and the hint touches a line that is not the tensor's (StmtKind::kPrefetch).
+// `block_channel`: the first output channel of the tile's block, in the loop "fk" over its
+// `blocks` blocks of `block` channels.
 std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2dShape& shape,
                                     const AffineExpr& oh, const AffineExpr& first_ow,
-                                    int64_t columns, const Access& accumulator,
-                                    const std::function<AffineExpr(const AffineExpr&)>& channel,
+                                    int64_t columns, const AffineExpr& block_channel,
                                     int64_t blocks, int64_t block) {
   using E = AffineExpr;
   std::vector<Node> out;
@@ -288,12 +288,13 @@ std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2d
   // A plain output's lines run along a row of one channel each: a prefetch per channel, left out.
   if (shape.out_block != 0 && block % kLineFloats == 0) {
     Stmt output{StmtKind::kPrefetch};
+    // The output element the store of that row writes (its value is not needed).
     output.a = compute
                    .Store({{"n", E::Var("n")},
-                           {"k", channel(E::Var("fk")) + E::Var("fq", kLineFloats)},
+                           {"k", block_channel + E::Var("fq", kLineFloats)},
                            {"oh", oh + E::Const(1)},
                            {"ow", first_ow + E::Var("fw")}},
-                          accumulator, true)
+                          Access{}, true)
                    .dst;
     output.prefetch_write = true;
     out.push_back(NestLoops({{"fk", blocks, LoopKind::kUnrolled},
@@ -489,10 +490,9 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   std::vector<Node> tile_body;
   if (streams_plain_input) {
     const E first_ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]);
-    tile_body = NextRowPrefetches(
-        compute, shape, oh, first_ow, tow[2], {acc, {E::Const(0), E::Const(0), E::Const(0)}},
-        [&](const E& k1) { return channel(k1_in_tile ? k1 : E::Var("k1o"), E::Const(0)); }, k1_tile,
-        k_block);
+    tile_body = NextRowPrefetches(compute, shape, oh, first_ow, tow[2],
+                                  channel(E::Var(k1_in_tile ? "fk" : "k1o"), E::Const(0)), k1_tile,
+                                  k_block);
   }
   tile_body.push_back(std::move(zero_nest));
   tile_body.push_back(std::move(reduction));

@@ -1,5 +1,10 @@
 #!/bin/bash
-# ablate.sh LAYER ROUNDS: best and median GFLOP/s per variant over ROUNDS interleaved rounds
+# ablate.sh LAYER ROUNDS: best and median GFLOP/s per variant over ROUNDS interleaved rounds.
+# Ran once (2026-12-06 06:06-06:13) against a bench_cpu_templates built with temporary switches in
+# the generator, not in the repository: EXP_NO_PF (no prefetch statements), EXP_NO_PTR (no load
+# pointers), EXP_NO_SKIP (no padding-row skip inside the channel loop, a rule of that build since
+# removed), EXP_NO_IMPLIED (guards implied by a useful range kept; also removed). "old" is b2399c8.
+# Kept as the record of tried_ablate.log, not to be rerun as is.
 MN='conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,dilation=1,bias=1,relu=0,relu6=1,out_block=16'
 VG='conv2d:N=1,C=3,H=224,W=224,K=64,R=3,S=3,stride=1,pad=1,dilation=1,bias=1,relu=1,out_block=16'
 RS='conv2d:N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,dilation=1,bias=1,relu=1,out_block=16'
