@@ -49,9 +49,11 @@ namespace glimpse {
 // 2: the NCHWc conv2d's column-tile peel and padding-row skip, a plain input read in place with
 // one channel a block, the kernel row unrolled around its taps, ReLU/ReLU6 on the float's bits
 // (the shipped corpora are of version 1: docs/perf-corpus.md).
-// 3: a plain input read in place (a first layer) prefetches the next row's input and output lines,
-// skips the padding's kernel rows inside its channel loop, and reads through a pointer per row.
-constexpr int kCpuTemplateVersion = 3;
+// 3: a plain input read in place (a first layer) at a stride by one-block tiles prefetches the
+// next row's input and output lines and reads through a pointer per kernel row.
+// 4: a blocked input read in place at a stride by one-row, one-block tiles that k1o passes over:
+// the row's tiles share the next row's input prefetches out among them, and prefetch their output.
+constexpr int kCpuTemplateVersion = 4;
 
 // Floats an NCHWc register tile may hold. 32 AVX-512 registers × 16 lanes: the portable cap, and
 // this machine's with AVX-512 (or when its vector registers are not known).

@@ -262,29 +262,49 @@ constexpr int64_t kLineFloats = 16;  // floats in a 64-byte cache line
 // row, or left of a row's start, the element lies outside the tensor: the access is marked
 // zero_outside, and the hint touches a line that is not the tensor's (StmtKind::kPrefetch).
 // `block_channel`: the first output channel of the tile's block, in the loop "fk" over its
-// `blocks` blocks of `block` channels.
+// `blocks` blocks of `block` channels. On a blocked input with `spread_over` > 1, the tiles k1o =
+// 0 .. spread_over − 1 of one row share the next row's input columns out among them.
 std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2dShape& shape,
                                     const AffineExpr& oh, const AffineExpr& first_ow,
                                     int64_t columns, const AffineExpr& block_channel,
-                                    int64_t blocks, int64_t block) {
+                                    int64_t blocks, int64_t block, int64_t spread_over) {
   using E = AffineExpr;
   std::vector<Node> out;
   if (shape.dilation != 1) return out;
   // Rows (oh + 1)·stride − pad + r, of which the last min(stride, R) are new.
   const int64_t new_rows = std::min(shape.stride, shape.r);
   const int64_t span = (columns - 1) * shape.stride + shape.s;  // the tile's input columns
+  // A plain input's lines run along a row (16 columns each); a blocked input's column is a line
+  // per channel block (a block of 16 channels, 64 bytes, on every target that blocks the input).
+  const bool blocked = shape.in_block != 0;
+  const int64_t channel_step = blocked ? shape.in_block : 1;
   Stmt input{StmtKind::kPrefetch};
   input.a = compute.Read(Operand::kInput, {{"n", E::Var("n")},
-                                           {"c", E::Var("fc")},
+                                           {"c", E::Var("fc", channel_step)},
                                            {"oh", oh + E::Const(1)},
                                            {"r", E::Var("fr") + E::Const(shape.r - new_rows)},
                                            {"ow", first_ow},
-                                           {"s", E::Var("fl", kLineFloats)}});
+                                           {"s", E::Var("fl", blocked ? 1 : kLineFloats)}});
   input.a.zero_outside = true;
-  out.push_back(NestLoops({{"fc", shape.c, LoopKind::kUnrolled},
-                           {"fr", new_rows, LoopKind::kUnrolled},
-                           {"fl", (span - 1) / kLineFloats + 2, LoopKind::kUnrolled}},
-                          {Node::MakeStmt(std::move(input))}));
+  if (!blocked) {
+    out.push_back(NestLoops({{"fc", shape.c, LoopKind::kUnrolled},
+                             {"fr", new_rows, LoopKind::kUnrolled},
+                             {"fl", (span - 1) / kLineFloats + 2, LoopKind::kUnrolled}},
+                            {Node::MakeStmt(std::move(input))}));
+  } else {
+    // Tile k1o of `spread_over` takes columns [k1o·chunk, (k1o + 1)·chunk). The useful range is
+    // how the emitter skips the others; a generator that ran them all would only prefetch more.
+    Loop columns_loop{"fl", span};
+    if (spread_over > 1) {
+      const int64_t chunk = (span + spread_over - 1) / spread_over;
+      columns_loop.useful_begin = E::Var("k1o", chunk);
+      columns_loop.useful_end = E::Var("k1o", chunk) + E::Const(chunk);
+    }
+    out.push_back(Node::MakeLoop(std::move(columns_loop),
+                                 {NestLoops({{"fc", shape.c / channel_step, LoopKind::kUnrolled},
+                                             {"fr", new_rows, LoopKind::kUnrolled}},
+                                            {Node::MakeStmt(std::move(input))})}));
+  }
   // A plain output's lines run along a row of one channel each: a prefetch per channel, left out.
   if (shape.out_block != 0 && block % kLineFloats == 0) {
     Stmt output{StmtKind::kPrefetch};
@@ -350,6 +370,16 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   // prefetch").
   const bool streams_plain_input =
       !pack_input && shape.in_block == 0 && shape.stride > 1 && (!k1_in_tile || tk[1] == 1);
+  // A blocked input read in place at a stride, by register tiles of one output row and one block
+  // that the channel-block loop k1o (outside the tile) passes over in turn: each of the row's
+  // tiles prefetches its share of the next row's input (Ceil(span / k1o's extent) columns of
+  // it) and output, so the new input arrives spread over the whole row. ResNet-18's 56×56
+  // stride-2 3×3 ran 4 % faster so (88 → 92 % of the peak by the fastest round). With every tile
+  // prefetching all of it, ResNet-50's 28×28 stride-2 3×3 (a tile of 7 rows) lost 16 %; with the
+  // first k1o's tiles prefetching all of it there, no layer gained (bench/results/
+  // cpu_models_64.md, "Strided layers prefetch their next row").
+  const bool spreads_blocked_input = !pack_input && shape.in_block != 0 && shape.stride > 1 &&
+                                     !k1_in_tile && tk[1] > 1 && toh[1] == 1;
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;
@@ -488,11 +518,11 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
                                      {Node::MakeLoop({"wk2", k_block}, {Node::MakeStmt(store)})})});
 
   std::vector<Node> tile_body;
-  if (streams_plain_input) {
+  if (streams_plain_input || spreads_blocked_input) {
     const E first_ow = E::Var("ow0", ow_tile) + E::Var("ow1", tow[2]);
     tile_body = NextRowPrefetches(compute, shape, oh, first_ow, tow[2],
                                   channel(E::Var(k1_in_tile ? "fk" : "k1o"), E::Const(0)), k1_tile,
-                                  k_block);
+                                  k_block, spreads_blocked_input ? tk[1] : 1);
   }
   tile_body.push_back(std::move(zero_nest));
   tile_body.push_back(std::move(reduction));

@@ -683,6 +683,103 @@ TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
               {json(1, k1_outside, {1, 2, 16}), json(1, {2, 0, 3, 4, 1}, {2, 1, 16})});
 }
 
+// A blocked input read in place at a stride, by one-row tiles of one block that k1o passes over:
+// the row's tiles share the next row's input columns out among them, each column once.
+TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
+  const std::string op =
+      "conv2d:N=1,C=32,H=13,W=13,K=64,R=3,S=3,stride=2,pad=1,bias=1,relu=1,in_block=16,"
+      "out_block=16";
+  auto json = [](std::vector<int64_t> order, std::vector<int64_t> tile_k,
+                 std::vector<int64_t> tile_oh) {
+    return Json{{"layout", "NCHWc"},    {"tile_k", tile_k},  {"tile_oh", tile_oh},
+                {"tile_ow", {1, 1, 7}}, {"tile_c", {2, 16}}, {"order", order},
+                {"parallel", "oh"},     {"vectorize", 1},    {"unroll", 1},
+                {"padding", "guard"}};
+  };
+  const std::vector<int64_t> k1_outside = {0, 2, 3, 4, 1}, k1_in_tile = {0, 2, 3, 1, 4};
+  auto nest_of = [&](const Json& config) {
+    const Task task = MakeCpuTask(ParseOperator(op));
+    return MakeCpuNest(ParseOperator(op), task.space, task.space.ConfigFromJson(config));
+  };
+  auto prefetches_in = [](const std::vector<Node>& body) {
+    int reads = 0, writes = 0;
+    std::function<void(const std::vector<Node>&, int64_t)> visit =
+        [&](const std::vector<Node>& nodes, int64_t runs) {
+          for (const Node& node : nodes) {
+            if (node.is_loop) {
+              visit(node.body, runs * node.loop.extent);
+            } else if (node.stmt.kind == StmtKind::kPrefetch) {
+              (node.stmt.prefetch_write ? writes : reads) += static_cast<int>(runs);
+            }
+          }
+        };
+    visit(body, 1);
+    return std::pair{reads, writes};
+  };
+  // The loop node named `name` (the first found, depth first).
+  std::function<const Node*(const std::vector<Node>&, const std::string&)> find =
+      [&](const std::vector<Node>& nodes, const std::string& name) -> const Node* {
+    for (const Node& node : nodes) {
+      if (!node.is_loop) continue;
+      if (node.loop.name == name) return &node;
+      if (const Node* inner = find(node.body, name)) return inner;
+    }
+    return nullptr;
+  };
+  // Four tiles per row (k1o over 4 blocks), 7 columns at stride 2 reading 15 input columns: tile
+  // k1o takes columns [4·k1o, 4·k1o + 4) of the next row's 2 new input rows in both channel blocks.
+  const LoopNest spread = nest_of(json(k1_outside, {1, 4, 16}, {7, 1}));
+  const Loop& columns = spread.FindLoop("fl");
+  EXPECT_EQ(columns.extent, 15);
+  ASSERT_TRUE(columns.useful_begin && columns.useful_end);
+  EXPECT_EQ(columns.useful_begin->CoefficientOf("k1o"), 4);
+  EXPECT_EQ(columns.useful_begin->constant, 0);
+  EXPECT_EQ(columns.useful_end->CoefficientOf("k1o"), 4);
+  EXPECT_EQ(columns.useful_end->constant, 4);
+  int64_t covered = 0;  // columns prefetched over the row's four tiles, clamped as the emitter does
+  for (int64_t k1o = 0; k1o < 4; ++k1o) {
+    covered += std::max<int64_t>(0, std::min<int64_t>(15, 4 * k1o + 4) - 4 * k1o);
+  }
+  EXPECT_EQ(covered, 15);
+  const Node* columns_node = find(spread.body, "fl");
+  ASSERT_NE(columns_node, nullptr);
+  const auto [reads, writes] = prefetches_in(columns_node->body);
+  EXPECT_EQ(reads, 2 * 2);  // per column: 2 channel blocks × 2 new rows
+  // I[n][c / 16][h][w][c % 16]: block fc, rows 2·(oh + 1) − 1 + 1 + fr (the last two of the next
+  // row's three), column 7·2·ow0 − 1 + fl, lane 0.
+  const Node* prefetch = find(columns_node->body, "fr");
+  ASSERT_TRUE(prefetch != nullptr && prefetch->body.size() == 1 && !prefetch->body[0].is_loop);
+  const Access& element = prefetch->body[0].stmt.a;
+  ASSERT_EQ(element.index.size(), 5u);
+  EXPECT_EQ(element.index[1].CoefficientOf("fc"), 1);
+  EXPECT_EQ(element.index[2].CoefficientOf("oh0"), 2);
+  EXPECT_EQ(element.index[2].CoefficientOf("fr"), 1);
+  EXPECT_EQ(element.index[2].constant, 2);
+  EXPECT_EQ(element.index[3].CoefficientOf("fl"), 1);
+  EXPECT_EQ(element.index[3].CoefficientOf("ow0"), 14);
+  EXPECT_EQ(element.index[3].constant, -1);
+  EXPECT_EQ(element.index[4].terms.size(), 0u);
+  EXPECT_TRUE(element.zero_outside);
+  EXPECT_EQ(writes, 0);
+  EXPECT_FALSE(spread.FindLoop("ow1").load_pointers);
+  // The tile's own block's 7 output lines of the next row, in every tile.
+  const Node* tile = find(spread.body, "ow1");
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(prefetches_in(tile->body).second, 7);
+  // A tile of several rows, a tile of k1 (no k1o loop), or one block per row (k1o of one): none.
+  for (const Json& config :
+       {json(k1_outside, {1, 4, 16}, {1, 7}), json(k1_in_tile, {4, 1, 16}, {7, 1}),
+        json(k1_outside, {4, 1, 16}, {7, 1})}) {
+    const auto [r, w] = prefetches_in(nest_of(config).body);
+    EXPECT_EQ(r + w, 0) << config.dump();
+  }
+  // Built, run and checked against the reference, with its prefetches past the last row and left
+  // of the first column.
+  ExpectAllOk(op, 0, 1,
+              {json(k1_outside, {1, 4, 16}, {7, 1}), json({2, 3, 0, 4, 1}, {2, 2, 16}, {7, 1}),
+               json(k1_outside, {1, 4, 16}, {1, 7})});
+}
+
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
 // (ow2 × k1 × k2/lanes accumulators, nothing stored), as read from the compiler's assembly.
 TEST_F(KernelTest, BlockedConv2dInnerLoopIsARegisterTileOfPackedFmas) {
