@@ -371,15 +371,18 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   const bool streams_plain_input =
       !pack_input && shape.in_block == 0 && shape.stride > 1 && (!k1_in_tile || tk[1] == 1);
   // A blocked input read in place at a stride, by register tiles of one output row and one block
-  // that the channel-block loop k1o (outside the tile) passes over in turn: each of the row's
-  // tiles prefetches its share of the next row's input (Ceil(span / k1o's extent) columns of
-  // it) and output, so the new input arrives spread over the whole row. ResNet-18's 56×56
-  // stride-2 3×3 ran 4 % faster so (88 → 92 % of the peak by the fastest round). With every tile
-  // prefetching all of it, ResNet-50's 28×28 stride-2 3×3 (a tile of 7 rows) lost 16 %; with the
-  // first k1o's tiles prefetching all of it there, no layer gained (bench/results/
-  // cpu_models_64.md, "Strided layers prefetch their next row").
+  // that the channel-block loop k1o (outside the tile) passes over in turn, where the input is
+  // the larger stream from memory (more input than weight bytes): each of the row's tiles
+  // prefetches its share of the next row's input (Ceil(span / k1o's extent) columns of it) and
+  // output, so the new input arrives spread over the whole row. ResNet-18's 56×56 stride-2 3×3
+  // ran 4 % faster so (88 → 92 % of the peak by the fastest round); its 14×14 one, whose 4.7 MB
+  // of weights are what streams, 2–4 % slower. With every tile prefetching all of it, ResNet-50's
+  // 28×28 stride-2 3×3 (a tile of 7 rows) lost 16 %; with the first k1o's tiles prefetching all
+  // of it there, no layer gained (bench/results/cpu_models_64.md, "Strided layers prefetch their
+  // next row").
   const bool spreads_blocked_input = !pack_input && shape.in_block != 0 && shape.stride > 1 &&
-                                     !k1_in_tile && tk[1] > 1 && toh[1] == 1;
+                                     !k1_in_tile && tk[1] > 1 && toh[1] == 1 &&
+                                     shape.h * shape.w > shape.k * shape.r * shape.s;
   const int64_t hp = strided_pack ? shape.h / shape.stride : shape.h + 2 * pad_in_copy;
   const int64_t wp = strided_pack ? shape.w / shape.stride : shape.w + 2 * pad_in_copy;
   using E = AffineExpr;

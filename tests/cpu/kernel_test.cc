@@ -686,20 +686,26 @@ TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
 // A blocked input read in place at a stride, by one-row tiles of one block that k1o passes over:
 // the row's tiles share the next row's input columns out among them, each column once.
 TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
+  // 27 × 27 input positions against 64 × 3 × 3 weights per input channel: more input than
+  // weight bytes. At 13 × 13 (`heavy`), fewer.
   const std::string op =
+      "conv2d:N=1,C=32,H=27,W=27,K=64,R=3,S=3,stride=2,pad=1,bias=1,relu=1,in_block=16,"
+      "out_block=16";
+  const std::string heavy =
       "conv2d:N=1,C=32,H=13,W=13,K=64,R=3,S=3,stride=2,pad=1,bias=1,relu=1,in_block=16,"
       "out_block=16";
   auto json = [](std::vector<int64_t> order, std::vector<int64_t> tile_k,
                  std::vector<int64_t> tile_oh) {
     return Json{{"layout", "NCHWc"},    {"tile_k", tile_k},  {"tile_oh", tile_oh},
-                {"tile_ow", {1, 1, 7}}, {"tile_c", {2, 16}}, {"order", order},
+                {"tile_ow", {2, 1, 7}}, {"tile_c", {2, 16}}, {"order", order},
                 {"parallel", "oh"},     {"vectorize", 1},    {"unroll", 1},
                 {"padding", "guard"}};
   };
   const std::vector<int64_t> k1_outside = {0, 2, 3, 4, 1}, k1_in_tile = {0, 2, 3, 1, 4};
-  auto nest_of = [&](const Json& config) {
-    const Task task = MakeCpuTask(ParseOperator(op));
-    return MakeCpuNest(ParseOperator(op), task.space, task.space.ConfigFromJson(config));
+  auto nest_of = [&](const Json& config, const std::string& of = "") {
+    const std::string text = of.empty() ? op : of;
+    const Task task = MakeCpuTask(ParseOperator(text));
+    return MakeCpuNest(ParseOperator(text), task.space, task.space.ConfigFromJson(config));
   };
   auto prefetches_in = [](const std::vector<Node>& body) {
     int reads = 0, writes = 0;
@@ -728,7 +734,7 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   };
   // Four tiles per row (k1o over 4 blocks), 7 columns at stride 2 reading 15 input columns: tile
   // k1o takes columns [4·k1o, 4·k1o + 4) of the next row's 2 new input rows in both channel blocks.
-  const LoopNest spread = nest_of(json(k1_outside, {1, 4, 16}, {7, 1}));
+  const LoopNest spread = nest_of(json(k1_outside, {1, 4, 16}, {14, 1}));
   const Loop& columns = spread.FindLoop("fl");
   EXPECT_EQ(columns.extent, 15);
   ASSERT_TRUE(columns.useful_begin && columns.useful_end);
@@ -768,16 +774,21 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   EXPECT_EQ(prefetches_in(tile->body).second, 7);
   // A tile of several rows, a tile of k1 (no k1o loop), or one block per row (k1o of one): none.
   for (const Json& config :
-       {json(k1_outside, {1, 4, 16}, {1, 7}), json(k1_in_tile, {4, 1, 16}, {7, 1}),
-        json(k1_outside, {4, 1, 16}, {7, 1})}) {
+       {json(k1_outside, {1, 4, 16}, {2, 7}), json(k1_in_tile, {4, 1, 16}, {14, 1}),
+        json(k1_outside, {4, 1, 16}, {14, 1})}) {
     const auto [r, w] = prefetches_in(nest_of(config).body);
     EXPECT_EQ(r + w, 0) << config.dump();
   }
+  // Weights that outweigh the input: none either.
+  Json heavy_config = json(k1_outside, {1, 4, 16}, {7, 1});
+  heavy_config["tile_ow"] = {1, 1, 7};
+  const auto [heavy_reads, heavy_writes] = prefetches_in(nest_of(heavy_config, heavy).body);
+  EXPECT_EQ(heavy_reads + heavy_writes, 0);
   // Built, run and checked against the reference, with its prefetches past the last row and left
   // of the first column.
   ExpectAllOk(op, 0, 1,
-              {json(k1_outside, {1, 4, 16}, {7, 1}), json({2, 3, 0, 4, 1}, {2, 2, 16}, {7, 1}),
-               json(k1_outside, {1, 4, 16}, {1, 7})});
+              {json(k1_outside, {1, 4, 16}, {14, 1}), json({2, 3, 0, 4, 1}, {2, 2, 16}, {14, 1}),
+               json(k1_outside, {1, 4, 16}, {2, 7})});
 }
 
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
