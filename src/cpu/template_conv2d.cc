@@ -274,8 +274,9 @@ std::vector<Node> NextRowPrefetches(const OperatorCompute& compute, const Conv2d
   // Rows (oh + 1)·stride − pad + r, of which the last min(stride, R) are new.
   const int64_t new_rows = std::min(shape.stride, shape.r);
   const int64_t span = (columns - 1) * shape.stride + shape.s;  // the tile's input columns
-  // A plain input's lines run along a row (16 columns each); a blocked input's column is a line
-  // per channel block (a block of 16 channels, 64 bytes, on every target that blocks the input).
+  // A plain input's lines run along a row (16 columns each); a blocked input's column holds a
+  // channel block's in_block floats: a line at 16, half of one at 8 (where every other prefetch
+  // then repeats a line).
   const bool blocked = shape.in_block != 0;
   const int64_t channel_step = blocked ? shape.in_block : 1;
   Stmt input{StmtKind::kPrefetch};

@@ -789,6 +789,18 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   ExpectAllOk(op, 0, 1,
               {json(k1_outside, {1, 4, 16}, {14, 1}), json({2, 3, 0, 4, 1}, {2, 2, 16}, {14, 1}),
                json(k1_outside, {1, 4, 16}, {2, 7})});
+  // A strided 1×1 read in place falls under the rule too (one new input row per output row).
+  const std::string pointwise =
+      "conv2d:N=1,C=32,H=28,W=28,K=64,R=1,S=1,stride=2,pad=0,bias=1,in_block=16,out_block=16";
+  Json pointwise_config = json(k1_outside, {1, 4, 16}, {14, 1});
+  pointwise_config.erase("padding");
+  const LoopNest pointwise_nest = nest_of(pointwise_config, pointwise);
+  const Node* pointwise_tile = find(pointwise_nest.body, "ow1");
+  ASSERT_NE(pointwise_tile, nullptr);
+  // Per tile, before the useful range: 13 input columns × 2 blocks × 1 new row; 7 output lines.
+  EXPECT_EQ(prefetches_in(pointwise_tile->body), std::make_pair(13 * 2, 7));
+  EXPECT_EQ(pointwise_nest.FindLoop("fl").useful_end->constant, 4);  // ⌈13 / 4⌉ columns a tile
+  ExpectAllOk(pointwise, 0, 1, {pointwise_config});
 }
 
 // The point of the NCHWc layout: its reduction's inner loop is a register tile of packed FMAs
