@@ -742,11 +742,20 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   EXPECT_EQ(columns.useful_begin->constant, 0);
   EXPECT_EQ(columns.useful_end->CoefficientOf("k1o"), 4);
   EXPECT_EQ(columns.useful_end->constant, 4);
-  int64_t covered = 0;  // columns prefetched over the row's four tiles, clamped as the emitter does
+  // Over the row's four tiles, with the range clamped to the loop as the emitter does, every
+  // column is prefetched exactly once.
+  std::vector<int> times_prefetched(columns.extent, 0);
   for (int64_t k1o = 0; k1o < 4; ++k1o) {
-    covered += std::max<int64_t>(0, std::min<int64_t>(15, 4 * k1o + 4) - 4 * k1o);
+    const int64_t begin =
+        columns.useful_begin->constant + columns.useful_begin->CoefficientOf("k1o") * k1o;
+    const int64_t end =
+        columns.useful_end->constant + columns.useful_end->CoefficientOf("k1o") * k1o;
+    for (int64_t column = std::max<int64_t>(begin, 0);
+         column < std::min<int64_t>(end, columns.extent); ++column) {
+      ++times_prefetched[column];
+    }
   }
-  EXPECT_EQ(covered, 15);
+  EXPECT_EQ(times_prefetched, std::vector<int>(columns.extent, 1));
   const Node* columns_node = find(spread.body, "fl");
   ASSERT_NE(columns_node, nullptr);
   const auto [reads, writes] = prefetches_in(columns_node->body);
