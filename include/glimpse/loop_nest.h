@@ -270,6 +270,8 @@ struct LoopNest {
   // absent).
   Loop& FindLoop(const std::string& name);
   const Loop& FindLoop(const std::string& name) const;
+  // The node of that loop: the loop and its body (throws Error as FindLoop does).
+  const Node& FindLoopNode(const std::string& name) const;
   bool HasLoop(const std::string& name) const;
   // Loop names from the outermost down along every path, in pre-order: `body`, then `prepare`.
   std::vector<std::string> LoopNames() const;

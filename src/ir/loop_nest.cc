@@ -228,13 +228,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 }  // namespace
 
-Loop& LoopNest::FindLoop(const std::string& loop_name) {
-  Node* node = FindNodeInNest(*this, loop_name);
+const Node& LoopNest::FindLoopNode(const std::string& loop_name) const {
+  const Node* node = FindNodeInNest(const_cast<LoopNest&>(*this), loop_name);
   if (node == nullptr) {
     throw Error("loop nest '" + name + "' has no loop '" + loop_name +
                 "'; loops: " + JoinNames(LoopNames()));
   }
-  return node->loop;
+  return *node;
+}
+
+Loop& LoopNest::FindLoop(const std::string& loop_name) {
+  return const_cast<Node&>(std::as_const(*this).FindLoopNode(loop_name)).loop;
 }
 
 const Loop& LoopNest::FindLoop(const std::string& loop_name) const {

@@ -683,6 +683,24 @@ TEST_F(KernelTest, PlainInputReadInPlacePrefetchesTheNextRow) {
               {json(1, k1_outside, {1, 2, 16}), json(1, {2, 0, 3, 4, 1}, {2, 1, 16})});
 }
 
+// The prefetch statements that run in `body` (each times the extents of the loops around it
+// there): {reads, writes}.
+std::pair<int, int> PrefetchesIn(const std::vector<Node>& body) {
+  std::pair<int, int> counts;
+  std::function<void(const std::vector<Node>&, int64_t)> visit = [&](const std::vector<Node>& nodes,
+                                                                     int64_t runs) {
+    for (const Node& node : nodes) {
+      if (node.is_loop) {
+        visit(node.body, runs * node.loop.extent);
+      } else if (node.stmt.kind == StmtKind::kPrefetch) {
+        (node.stmt.prefetch_write ? counts.second : counts.first) += static_cast<int>(runs);
+      }
+    }
+  };
+  visit(body, 1);
+  return counts;
+}
+
 // A blocked input read in place at a stride, by one-row tiles of one block that k1o passes over:
 // the row's tiles share the next row's input columns out among them, each column once.
 TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
@@ -706,31 +724,6 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
     const std::string text = of.empty() ? op : of;
     const Task task = MakeCpuTask(ParseOperator(text));
     return MakeCpuNest(ParseOperator(text), task.space, task.space.ConfigFromJson(config));
-  };
-  auto prefetches_in = [](const std::vector<Node>& body) {
-    int reads = 0, writes = 0;
-    std::function<void(const std::vector<Node>&, int64_t)> visit =
-        [&](const std::vector<Node>& nodes, int64_t runs) {
-          for (const Node& node : nodes) {
-            if (node.is_loop) {
-              visit(node.body, runs * node.loop.extent);
-            } else if (node.stmt.kind == StmtKind::kPrefetch) {
-              (node.stmt.prefetch_write ? writes : reads) += static_cast<int>(runs);
-            }
-          }
-        };
-    visit(body, 1);
-    return std::pair{reads, writes};
-  };
-  // The loop node named `name` (the first found, depth first).
-  std::function<const Node*(const std::vector<Node>&, const std::string&)> find =
-      [&](const std::vector<Node>& nodes, const std::string& name) -> const Node* {
-    for (const Node& node : nodes) {
-      if (!node.is_loop) continue;
-      if (node.loop.name == name) return &node;
-      if (const Node* inner = find(node.body, name)) return inner;
-    }
-    return nullptr;
   };
   // Four tiles per row (k1o over 4 blocks), 7 columns at stride 2 reading 15 input columns: tile
   // k1o takes columns [4·k1o, 4·k1o + 4) of the next row's 2 new input rows in both channel blocks.
@@ -756,15 +749,13 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
     }
   }
   EXPECT_EQ(times_prefetched, std::vector<int>(columns.extent, 1));
-  const Node* columns_node = find(spread.body, "fl");
-  ASSERT_NE(columns_node, nullptr);
-  const auto [reads, writes] = prefetches_in(columns_node->body);
+  const auto [reads, writes] = PrefetchesIn(spread.FindLoopNode("fl").body);
   EXPECT_EQ(reads, 2 * 2);  // per column: 2 channel blocks × 2 new rows
   // I[n][c / 16][h][w][c % 16]: block fc, rows 2·(oh + 1) − 1 + 1 + fr (the last two of the next
   // row's three), column 7·2·ow0 − 1 + fl, lane 0.
-  const Node* prefetch = find(columns_node->body, "fr");
-  ASSERT_TRUE(prefetch != nullptr && prefetch->body.size() == 1 && !prefetch->body[0].is_loop);
-  const Access& element = prefetch->body[0].stmt.a;
+  const Node& prefetch = spread.FindLoopNode("fr");
+  ASSERT_TRUE(prefetch.body.size() == 1 && !prefetch.body[0].is_loop);
+  const Access& element = prefetch.body[0].stmt.a;
   ASSERT_EQ(element.index.size(), 5u);
   EXPECT_EQ(element.index[1].CoefficientOf("fc"), 1);
   EXPECT_EQ(element.index[2].CoefficientOf("oh0"), 2);
@@ -778,20 +769,18 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   EXPECT_EQ(writes, 0);
   EXPECT_FALSE(spread.FindLoop("ow1").load_pointers);
   // The tile's own block's 7 output lines of the next row, in every tile.
-  const Node* tile = find(spread.body, "ow1");
-  ASSERT_NE(tile, nullptr);
-  EXPECT_EQ(prefetches_in(tile->body).second, 7);
+  EXPECT_EQ(PrefetchesIn(spread.FindLoopNode("ow1").body).second, 7);
   // A tile of several rows, a tile of k1 (no k1o loop), or one block per row (k1o of one): none.
   for (const Json& config :
        {json(k1_outside, {1, 4, 16}, {2, 7}), json(k1_in_tile, {4, 1, 16}, {14, 1}),
         json(k1_outside, {4, 1, 16}, {14, 1})}) {
-    const auto [r, w] = prefetches_in(nest_of(config).body);
+    const auto [r, w] = PrefetchesIn(nest_of(config).body);
     EXPECT_EQ(r + w, 0) << config.dump();
   }
   // Weights that outweigh the input: none either.
   Json heavy_config = json(k1_outside, {1, 4, 16}, {7, 1});
   heavy_config["tile_ow"] = {1, 1, 7};
-  const auto [heavy_reads, heavy_writes] = prefetches_in(nest_of(heavy_config, heavy).body);
+  const auto [heavy_reads, heavy_writes] = PrefetchesIn(nest_of(heavy_config, heavy).body);
   EXPECT_EQ(heavy_reads + heavy_writes, 0);
   // Built, run and checked against the reference, with its prefetches past the last row and left
   // of the first column.
@@ -804,10 +793,8 @@ TEST_F(KernelTest, BlockedInputAtAStrideSharesTheNextRowOutAmongTheRowsTiles) {
   Json pointwise_config = json(k1_outside, {1, 4, 16}, {14, 1});
   pointwise_config.erase("padding");
   const LoopNest pointwise_nest = nest_of(pointwise_config, pointwise);
-  const Node* pointwise_tile = find(pointwise_nest.body, "ow1");
-  ASSERT_NE(pointwise_tile, nullptr);
   // Per tile, before the useful range: 13 input columns × 2 blocks × 1 new row; 7 output lines.
-  EXPECT_EQ(prefetches_in(pointwise_tile->body), std::make_pair(13 * 2, 7));
+  EXPECT_EQ(PrefetchesIn(pointwise_nest.FindLoopNode("ow1").body), std::make_pair(13 * 2, 7));
   EXPECT_EQ(pointwise_nest.FindLoop("fl").useful_end->constant, 4);  // ⌈13 / 4⌉ columns a tile
   ExpectAllOk(pointwise, 0, 1, {pointwise_config});
 }
