@@ -376,8 +376,8 @@ LoopNest MakeConv2dBlockedNest(const Conv2dShape& shape, const ConfigView& confi
   // the larger stream from memory (more input than weight bytes): each of the row's tiles
   // prefetches its share of the next row's input (Ceil(span / k1o's extent) columns of it) and
   // output, so the new input arrives spread over the whole row. ResNet-18's 56×56 stride-2 3×3
-  // ran 4 % faster so (88 → 92 % of the peak by the fastest round); its 14×14 one, whose 4.7 MB
-  // of weights are what streams, 2–4 % slower. With every tile prefetching all of it, ResNet-50's
+  // ran 4 % faster so (88 → 92 % of the peak by the fastest round); its 14×14 one, whose weights
+  // (4.7 MB) outweigh its input, 2–4 % slower. With every tile prefetching all of it, ResNet-50's
   // 28×28 stride-2 3×3 (a tile of 7 rows) lost 16 %; with the first k1o's tiles prefetching all
   // of it there, no layer gained (bench/results/cpu_models_64.md, "Strided layers prefetch their
   // next row").
