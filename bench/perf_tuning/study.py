@@ -5,6 +5,7 @@
                [--seeds 1,2,3] [--strategies …] [--label NAME]
   study.py summarize --out DIR [--corpus C.jsonl.gz] [--json FILE]
   study.py drift --out DIR
+  study.py recheck --out DIR [--passes 3] [--bench B] [--threads 2] [--json FILE]
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
 this CPU, each (strategy, seed) into its own database DIR/<strategy>-s<seed>.db so that no run
@@ -49,6 +50,20 @@ best so far), and the quality after 8/16/32/64 measurements. A run that never re
 counts as the budget + 1 ("> budget" in the table; the hardware16 strategies' budget is 16). A
 summary gives, per strategy, the medians over operators and how many times more measurements
 AutoTVM-XGB cold needed to reach 95 % (median over operators of the per-operator ratio).
+
+`recheck` re-times, in one sitting, every configuration that was some run's best so far (its
+incumbent) on each operator: bench_cpu_templates, one process per operator and pass, the order
+rotated from pass to pass (bench/cpu_remeasure_runs.py's), a configuration's time its fastest
+pass. Each run's quality after n measurements is then the fastest re-timed incumbent over the
+re-timed time of the run's own incumbent after n (the configuration its own measurements chose),
+and the tables are `summarize`'s. Why: on a shared guest the same kernel reads up to a third
+slower from one quarter hour to the next, so a run made in a slow spell can miss 95 % of a best
+known that another run timed in a fast one, with the same configuration. Re-timed side by side the
+host's speed is shared by all; what stays is which configurations the strategies chose. The
+re-timing uses this build's code for each configuration, which may differ from the study's where
+a template changed since (docs/perf-corpus.md, the template versions). A run's records are read
+from DIR/<strategy>-s<seed>.db, or where there is none from the export
+DIR/<strategy>-s<seed>.jsonl.gz (`glimpse db export`, gzipped) that a committed study keeps.
 
 `drift` tells whether the machine changed speed while the study ran, which biases runs made at
 different times: over the configurations that at least 3 measurements (of any runs) timed, each
@@ -198,10 +213,23 @@ def exported(glimpse, db):
     return [json.loads(line) for line in out.splitlines()]
 
 
-def records_by_op(glimpse, db):
-    """{op text: [time_s or inf, …] in commit order} of one database."""
+def run_items(glimpse, out, name, seed):
+    """The exported items of run (name, seed) of a study folder, in commit order: its database,
+    or where there is none its gzipped export; None where the run has neither."""
+    db = os.path.join(out, f"{name}-s{seed}.db")
+    if os.path.exists(db):
+        return exported(glimpse, db)
+    export = os.path.join(out, f"{name}-s{seed}.jsonl.gz")
+    if os.path.exists(export):
+        with gzip.open(export, "rt") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    return None
+
+
+def records_by_op(items):
+    """{op text: [time_s or inf, …] in commit order} of one run's exported items."""
     ops, times = {}, {}
-    for item in exported(glimpse, db):
+    for item in items:
         if item["type"] == "workload":
             ops[item["key"]] = item["name"]  # the operator's canonical text
         elif item["type"] == "record":
@@ -228,13 +256,31 @@ def summarize(args):
     runs = {}  # (strategy, seed) → {op: series}
     for name in study["strategies"]:
         for seed in study["seeds"]:
-            db = os.path.join(args.out, f"{name}-s{seed}.db")
-            if os.path.exists(db):
-                runs[(name, seed)] = records_by_op(glimpse, db)
+            items = run_items(glimpse, args.out, name, seed)
+            if items is not None:
+                runs[(name, seed)] = records_by_op(items)
     best = corpus_best(args.corpus) if args.corpus else {}
     for series_of in runs.values():
         for op, series in series_of.items():
             best[op] = min(best.get(op, math.inf), min(series))
+
+    def qualities(name, seed, key):
+        """The run's quality after each of its measurements: best known / best so far."""
+        so_far, running = [], math.inf
+        for time in runs.get((name, seed), {}).get(key) or []:
+            running = min(running, time)
+            so_far.append(best[key] / running if math.isfinite(running) else 0.0)
+        return so_far
+
+    report = quality_report(study, qualities, {op: best.get(study["canonical"].get(op, op))
+                                               for op in study["ops"]})
+    write_report(report, args)
+
+
+def quality_report(study, qualities, best_known):
+    """Per operator and strategy (medians over seeds): measurements to each level and the quality
+    at each checkpoint, from qualities(name, seed, canonical op) → [quality after measurement
+    1, 2, …] (empty where the run did not tune the operator); and the summary over operators."""
     budget = study["budget"]
     report = {"study": study, "operators": {}}
     for op in study["ops"]:
@@ -244,13 +290,9 @@ def summarize(args):
             to_level = {level: [] for level in LEVELS}
             at = {n: [] for n in CHECKPOINTS}
             for seed in study["seeds"]:
-                series = runs.get((name, seed), {}).get(key)
-                if not series:
+                so_far = qualities(name, seed, key)
+                if not so_far:
                     continue
-                so_far, running = [], math.inf
-                for time in series:
-                    running = min(running, time)
-                    so_far.append(best[key] / running if math.isfinite(running) else 0.0)
                 for level in LEVELS:
                     hit = next((i + 1 for i, q in enumerate(so_far) if q >= level),
                                run_budget(name, budget) + 1)
@@ -263,14 +305,100 @@ def summarize(args):
                              for level, v in to_level.items()},
                 "quality_at": {str(n): statistics.median(v) if v else None for n, v in at.items()},
             }
-        report["operators"][op] = {"best_known_s": best.get(key), "strategies": rows}
+        report["operators"][op] = {"best_known_s": best_known.get(op), "strategies": rows}
     report["summary"] = summarize_over_operators(report, budget)
+    return report
+
+
+def write_report(report, args):
+    budget = report["study"]["budget"]
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=2)
     print_table(report, budget)
     print()
     print_summary(report["summary"], budget)
+
+
+def incumbents(items):
+    """{op text: [(measurement number, config JSON text)]} of one run's exported items: each
+    configuration that became the run's best so far by its own measurements, and when."""
+    ops, chosen, best = {}, {}, {}
+    for item in items:
+        if item["type"] == "workload":
+            ops[item["key"]] = item["name"]
+        elif item["type"] == "record":
+            key = item["workload_key"]
+            chosen.setdefault(key, [])
+            count = best.setdefault(key, [0, math.inf])
+            count[0] += 1
+            if item["status"] == "ok" and item["time_s"] and item["time_s"] < count[1]:
+                count[1] = item["time_s"]
+                chosen[key].append((count[0], json.dumps(item["config"], sort_keys=True)))
+    return {ops[key]: series for key, series in chosen.items()}
+
+
+def recheck(args):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from cpu_remeasure_runs import measure, pass_order  # noqa: E402 (bench/, beside this folder)
+    if args.passes < 1:
+        sys.exit(f"study.py recheck: --passes {args.passes}: at least 1")
+    if not os.access(args.bench, os.X_OK):
+        sys.exit(f"study.py recheck: --bench {args.bench} is not an executable "
+                 "(build bench_cpu_templates: scripts/build.sh ci)")
+    with open(os.path.join(args.out, "study.json")) as f:
+        study = json.load(f)
+    glimpse = glimpse_binary(args)
+    chosen = {}  # (strategy, seed) → {op: [(n, config)]}
+    lengths = {}  # (strategy, seed) → {op: measurements}
+    for name in study["strategies"]:
+        for seed in study["seeds"]:
+            items = run_items(glimpse, args.out, name, seed)
+            if items is not None:
+                chosen[(name, seed)] = incumbents(items)
+                lengths[(name, seed)] = {op: len(series)
+                                         for op, series in records_by_op(items).items()}
+    if not chosen:
+        sys.exit(f"study.py recheck: no run's database or export in {args.out}")
+    retimed = {}  # op → {config: fastest pass}
+    for op in study["ops"]:
+        key = study["canonical"].get(op, op)
+        configs = sorted({config for runs in chosen.values() for _, config in runs.get(key, [])})
+        if not configs:
+            continue
+        fastest = {}
+        for index in range(args.passes):
+            ordered = [configs[i] for i in pass_order(len(configs), index)]
+            times = measure(args.bench, [(key, config) for config in ordered], args.threads)
+            for config, time_s in zip(ordered, times):
+                if time_s is not None:
+                    fastest[config] = min(fastest.get(config, math.inf), time_s)
+            print(f"study.py recheck: {key}: pass {index + 1}/{args.passes}, "
+                  f"{len(configs)} configurations", file=sys.stderr, flush=True)
+        retimed[key] = fastest
+    best = {key: min(times.values()) for key, times in retimed.items() if times}
+
+    def qualities(name, seed, key):
+        """After each measurement: the fastest re-timed incumbent over the re-timed time of the
+        run's own incumbent then (0 before its first ok measurement, or where the re-timing of
+        its incumbent failed)."""
+        series = chosen.get((name, seed), {}).get(key)
+        if not series or key not in best:
+            return []
+        out, current = [], None
+        for n in range(1, lengths[(name, seed)][key] + 1):
+            while series and series[0][0] == n:
+                current = series.pop(0)[1]
+            time_s = retimed[key].get(current) if current else None
+            out.append(best[key] / time_s if time_s else 0.0)
+        return out
+
+    report = quality_report(study, qualities, {op: best.get(study["canonical"].get(op, op))
+                                               for op in study["ops"]})
+    report["retimed"] = {key: dict(sorted(times.items(), key=lambda item: item[1]))
+                         for key, times in retimed.items()}
+    report["recheck"] = {"passes": args.passes, "threads": args.threads, "bench": args.bench}
+    write_report(report, args)
 
 
 def run_budget(strategy, budget):
@@ -396,8 +524,17 @@ def main():
     d = sub.add_parser("drift", help="whether the machine changed speed during the study")
     d.add_argument("--out", required=True)
     d.add_argument("--glimpse")
+    c = sub.add_parser("recheck", help="re-time every run's incumbents in one sitting and "
+                                       "report the runs' quality by those times")
+    c.add_argument("--out", required=True)
+    c.add_argument("--passes", type=int, default=3, help="passes over each operator's "
+                                                           "configurations (fastest counts)")
+    c.add_argument("--bench", default="build/ci/bench/bench_cpu_templates")
+    c.add_argument("--threads", type=int, default=0, help="bench_cpu_templates --threads")
+    c.add_argument("--json", help="also write the report, with every re-timed time, as JSON")
+    c.add_argument("--glimpse")
     args = parser.parse_args()
-    {"run": run, "summarize": summarize, "drift": drift}[args.command](args)
+    {"run": run, "summarize": summarize, "drift": drift, "recheck": recheck}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Standard library only.
 """
 
 import datetime
+import gzip
 import json
 import os
 import subprocess
@@ -230,6 +231,86 @@ class PerfStudyTest(unittest.TestCase):
             "04:45 1 median ratio 1.000  p10 1.000  p90 1.000",
             "05:00 1 median ratio 1.000  p10 1.000  p90 1.000",
             "05:15 1 median ratio 2.000  p10 2.000  p90 2.000"])
+
+    def write_recheck_study(self):
+        """A committed study's folder: study.json and two runs' gzipped exports. The learned run
+        measured x=2 fastest (1.0 s, in a fast spell); the xgb run measured x=3 first, at 3.0 s
+        in a slow spell. Re-timed side by side (the fake bench), x=3 is the fastest."""
+        os.makedirs(self.out)
+        with open(os.path.join(self.out, "study.json"), "w") as f:
+            json.dump({"ops": ["conv2d:a"], "canonical": {}, "strategies": ["learned", "xgb"],
+                       "seeds": [1], "budget": 3}, f)
+        record = lambda x, time, status="ok": {
+            "type": "record", "workload_key": "w", "status": status, "time_s": time,
+            "config": {"x": x}}
+        runs = {"learned-s1": [record(1, 2.0), record(2, 1.0), record(3, 1.5)],
+                "xgb-s1": [record(3, 3.0), record(1, 2.5), record(4, None, status="error")]}
+        for name, records in runs.items():
+            with gzip.open(os.path.join(self.out, name + ".jsonl.gz"), "wt") as f:
+                f.write(json.dumps({"type": "workload", "key": "w", "name": "conv2d:a"}) + "\n")
+                f.writelines(json.dumps(r) + "\n" for r in records)
+        # Each configuration's re-timed milliseconds on pass 1 and pass 2.
+        bench = os.path.join(self.dir.name, "bench")
+        with open(bench, "w") as f:
+            f.write(f"#!{sys.executable}\n" + FAKE_BENCH)
+        os.chmod(bench, 0o755)
+        return bench
+
+    def test_recheck_rates_each_runs_incumbents_by_their_times_side_by_side(self):
+        bench = self.write_recheck_study()
+        # By the runs' own times the learned run is ahead: its 1.0 s is the best known, and the
+        # xgb run's best (3.0 s) reads a third of it.
+        measured = os.path.join(self.out, "measured.json")
+        done = self.study("summarize", "--out", self.out, "--json", measured)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(measured) as f:
+            rows = json.load(f)["operators"]["conv2d:a"]["strategies"]
+        self.assertEqual(rows["xgb"]["to_level"]["0.90"], 4)  # never: budget + 1
+        self.assertEqual(rows["learned"]["to_level"]["0.99"], 2)
+        retimed = os.path.join(self.out, "retimed.json")
+        done = self.study("recheck", "--out", self.out, "--passes", "2", "--bench", bench,
+                          "--json", retimed)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(retimed) as f:
+            report = json.load(f)
+        # Only the incumbents are re-timed (x=1, 2 of the learned run, x=3 of the xgb run; not
+        # x=4, which failed), each at its fastest pass.
+        self.assertEqual(report["retimed"]["conv2d:a"],
+                         {json.dumps({"x": 3}): 0.001, json.dumps({"x": 2}): 0.00125,
+                          json.dumps({"x": 1}): 0.002})
+        with open(os.path.join(self.dir.name, "calls")) as f:
+            self.assertEqual(f.read().split(), ["3", "3"])  # two passes of three
+        self.assertEqual(report["operators"]["conv2d:a"]["best_known_s"], 0.001)
+        rows = report["operators"]["conv2d:a"]["strategies"]
+        # xgb's incumbent from its first measurement on is the fastest: 1.0 at 1.
+        self.assertEqual(rows["xgb"]["to_level"], {"0.90": 1, "0.95": 1, "0.99": 1})
+        # The learned run's incumbents read 0.001 / 0.002 = 0.5, then 0.001 / 0.00125 = 0.8.
+        self.assertEqual(rows["learned"]["to_level"], {"0.90": 4, "0.95": 4, "0.99": 4})
+        self.assertIn("| `conv2d:a` | learned | > 3 | > 3 | > 3 |", done.stdout)
+
+    def test_recheck_refuses_a_missing_bench_before_measuring(self):
+        self.write_recheck_study()
+        done = self.study("recheck", "--out", self.out, "--bench",
+                          os.path.join(self.dir.name, "no-bench"))
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("no-bench is not an executable", done.stderr)
+
+
+# A stand-in for bench_cpu_templates: one row per --config, its time by the configuration's "x"
+# and the call (pass) number; it writes the count of configurations of each call to "calls".
+FAKE_BENCH = r'''
+import json, os, sys
+MS = {1: [2.5, 2.0], 2: [1.5, 1.25], 3: [1.0, 1.1]}
+args = sys.argv[1:]
+configs = [json.loads(args[i + 1]) for i, a in enumerate(args) if a == "--config"]
+op = args[args.index("--op") + 1]
+calls = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls")
+done = open(calls).read().split() if os.path.exists(calls) else []
+with open(calls, "a") as f:
+    f.write(f"{len(configs)}\n")
+for config in configs:
+    print(f"| {op} | 1 given | 1/1 | 1.0 | 1 % | 1.0 | {MS[config['x']][len(done)]:.4f} ms | 0 s |")
+'''
 
 
 if __name__ == "__main__":
