@@ -323,18 +323,19 @@ def write_report(report, args):
 def incumbents(items):
     """{op text: [(measurement number, config JSON text)]} of one run's exported items: each
     configuration that became the run's best so far by its own measurements, and when."""
-    ops, chosen, best = {}, {}, {}
+    ops, chosen = {}, {}
+    measured, fastest = collections.Counter(), {}  # per workload: records so far, best time
     for item in items:
         if item["type"] == "workload":
             ops[item["key"]] = item["name"]
         elif item["type"] == "record":
             key = item["workload_key"]
             chosen.setdefault(key, [])
-            count = best.setdefault(key, [0, math.inf])
-            count[0] += 1
-            if item["status"] == "ok" and item["time_s"] and item["time_s"] < count[1]:
-                count[1] = item["time_s"]
-                chosen[key].append((count[0], json.dumps(item["config"], sort_keys=True)))
+            measured[key] += 1
+            if item["status"] == "ok" and item["time_s"] and \
+                    item["time_s"] < fastest.get(key, math.inf):
+                fastest[key] = item["time_s"]
+                chosen[key].append((measured[key], json.dumps(item["config"], sort_keys=True)))
     return {ops[key]: series for key, series in chosen.items()}
 
 
@@ -385,10 +386,11 @@ def recheck(args):
         series = chosen.get((name, seed), {}).get(key)
         if not series or key not in best:
             return []
-        out, current = [], None
+        out, current, next_change = [], None, 0
         for n in range(1, lengths[(name, seed)][key] + 1):
-            while series and series[0][0] == n:
-                current = series.pop(0)[1]
+            while next_change < len(series) and series[next_change][0] == n:
+                current = series[next_change][1]
+                next_change += 1
             time_s = retimed[key].get(current) if current else None
             out.append(best[key] / time_s if time_s else 0.0)
         return out
