@@ -226,6 +226,21 @@ def run_items(glimpse, out, name, seed):
     return None
 
 
+def study_runs(args):
+    """The study of folder args.out (its study.json) and {(strategy, seed): exported items} of
+    every run of it that has a database or an export."""
+    with open(os.path.join(args.out, "study.json")) as f:
+        study = json.load(f)
+    glimpse = glimpse_binary(args)
+    runs = {}
+    for name in study["strategies"]:
+        for seed in study["seeds"]:
+            items = run_items(glimpse, args.out, name, seed)
+            if items is not None:
+                runs[(name, seed)] = items
+    return study, runs
+
+
 def records_by_op(items):
     """{op text: [time_s or inf, …] in commit order} of one run's exported items."""
     ops, times = {}, {}
@@ -250,15 +265,8 @@ def corpus_best(path):
 
 
 def summarize(args):
-    with open(os.path.join(args.out, "study.json")) as f:
-        study = json.load(f)
-    glimpse = glimpse_binary(args)
-    runs = {}  # (strategy, seed) → {op: series}
-    for name in study["strategies"]:
-        for seed in study["seeds"]:
-            items = run_items(glimpse, args.out, name, seed)
-            if items is not None:
-                runs[(name, seed)] = records_by_op(items)
+    study, items_of = study_runs(args)
+    runs = {run: records_by_op(items) for run, items in items_of.items()}  # → {op: series}
     best = corpus_best(args.corpus) if args.corpus else {}
     for series_of in runs.values():
         for op, series in series_of.items():
@@ -347,18 +355,10 @@ def recheck(args):
     if not os.access(args.bench, os.X_OK):
         sys.exit(f"study.py recheck: --bench {args.bench} is not an executable "
                  "(build bench_cpu_templates: scripts/build.sh ci)")
-    with open(os.path.join(args.out, "study.json")) as f:
-        study = json.load(f)
-    glimpse = glimpse_binary(args)
-    chosen = {}  # (strategy, seed) → {op: [(n, config)]}
-    lengths = {}  # (strategy, seed) → {op: measurements}
-    for name in study["strategies"]:
-        for seed in study["seeds"]:
-            items = run_items(glimpse, args.out, name, seed)
-            if items is not None:
-                chosen[(name, seed)] = incumbents(items)
-                lengths[(name, seed)] = {op: len(series)
-                                         for op, series in records_by_op(items).items()}
+    study, items_of = study_runs(args)
+    chosen = {run: incumbents(items) for run, items in items_of.items()}  # → {op: [(n, config)]}
+    lengths = {run: {op: len(series) for op, series in records_by_op(items).items()}
+               for run, items in items_of.items()}  # → {op: measurements}
     if not chosen:
         sys.exit(f"study.py recheck: no run's database or export in {args.out}")
     retimed = {}  # op → {config: fastest pass}
