@@ -96,6 +96,22 @@ def measure(bench, candidates, threads):
     return times
 
 
+def timed_in_passes(bench, candidates, passes, threads):
+    """{(operator, config): [time_s or None per pass]}: the candidates measured `passes` times,
+    one bench process a pass, in pass_order's order."""
+    samples = {candidate: [] for candidate in candidates}
+    for index in range(passes):
+        ordered = [candidates[i] for i in pass_order(len(candidates), index)]
+        for candidate, time_s in zip(ordered, measure(bench, ordered, threads)):
+            samples[candidate].append(time_s)
+    return samples
+
+
+def fastest_pass(samples):
+    """{candidate: its fastest time over the passes, None where every pass failed}."""
+    return {c: min((t for t in ts if t is not None), default=None) for c, ts in samples.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", action="append", required=True, metavar="NAME=DB")
@@ -129,13 +145,8 @@ def main():
         if not configs:
             print(f"{op}: no run has an ok measurement", file=sys.stderr)
             continue
-        samples = {config: [] for config in configs}
-        for index in range(args.passes):
-            ordered = [configs[i] for i in pass_order(len(configs), index)]
-            for config, time_s in zip(ordered, measure(args.bench, ordered, args.threads)):
-                samples[config].append(time_s)
-        fastest = {c: min((t for t in ts if t is not None), default=None)
-                   for c, ts in samples.items()}
+        samples = timed_in_passes(args.bench, configs, args.passes, args.threads)
+        fastest = fastest_pass(samples)
         best = {}
         for name in names:
             own = [fastest[c] for c in configs if name in owners[c] and fastest[c] is not None]

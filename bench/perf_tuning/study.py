@@ -349,7 +349,7 @@ def incumbents(items):
 
 def recheck(args):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    from cpu_remeasure_runs import measure, pass_order  # noqa: E402 (bench/, beside this folder)
+    from cpu_remeasure_runs import fastest_pass, timed_in_passes  # noqa: E402 (bench/)
     if args.passes < 1:
         sys.exit(f"study.py recheck: --passes {args.passes}: at least 1")
     if not os.access(args.bench, os.X_OK):
@@ -367,16 +367,12 @@ def recheck(args):
         configs = sorted({config for runs in chosen.values() for _, config in runs.get(key, [])})
         if not configs:
             continue
-        fastest = {}
-        for index in range(args.passes):
-            ordered = [configs[i] for i in pass_order(len(configs), index)]
-            times = measure(args.bench, [(key, config) for config in ordered], args.threads)
-            for config, time_s in zip(ordered, times):
-                if time_s is not None:
-                    fastest[config] = min(fastest.get(config, math.inf), time_s)
-            print(f"study.py recheck: {key}: pass {index + 1}/{args.passes}, "
-                  f"{len(configs)} configurations", file=sys.stderr, flush=True)
-        retimed[key] = fastest
+        samples = timed_in_passes(args.bench, [(key, config) for config in configs],
+                                  args.passes, args.threads)
+        retimed[key] = {config: time_s for (_, config), time_s in fastest_pass(samples).items()
+                        if time_s is not None}
+        print(f"study.py recheck: {key}: {len(configs)} configurations, {args.passes} passes",
+              file=sys.stderr, flush=True)
     best = {key: min(times.values()) for key, times in retimed.items() if times}
 
     def qualities(name, seed, key):

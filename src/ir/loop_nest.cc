@@ -242,7 +242,7 @@ Loop& LoopNest::FindLoop(const std::string& loop_name) {
 }
 
 const Loop& LoopNest::FindLoop(const std::string& loop_name) const {
-  return const_cast<LoopNest*>(this)->FindLoop(loop_name);
+  return FindLoopNode(loop_name).loop;
 }
 
 bool LoopNest::HasLoop(const std::string& loop_name) const {

@@ -25,7 +25,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "bench"))
-from cpu_remeasure_runs import measure, pass_order  # noqa: E402
+from cpu_remeasure_runs import fastest_pass, timed_in_passes  # noqa: E402
 
 TASKS = ["resnet18_cpu_tasks.txt", "resnet50_cpu_tasks.txt", "mobilenet_v2_cpu_tasks.txt",
          "vgg16_cpu_tasks.txt"]
@@ -90,13 +90,9 @@ def main():
             continue
         configs = seeds(args.glimpse, op, args.threads)
         configs = configs + [cand] if cand not in configs else configs
-        fastest = {}
-        for index in range(args.passes):
-            ordered = [configs[i] for i in pass_order(len(configs), index)]
-            for config, t in zip(ordered, measure(args.bench, [(op, c) for c in ordered],
-                                                  args.threads)):
-                if t is not None:
-                    fastest[config] = min(fastest.get(config, float("inf")), t)
+        samples = timed_in_passes(args.bench, [(op, c) for c in configs], args.passes,
+                                  args.threads)
+        fastest = {c: t for (_, c), t in fastest_pass(samples).items() if t is not None}
         seed_times = [fastest[c] for c in configs[:-1] if c in fastest]
         rows.append({"op": op, "seeds": {c: fastest.get(c) for c in configs[:-1]},
                      "candidate": cand, "candidate_s": fastest.get(cand),
