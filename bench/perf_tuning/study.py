@@ -15,9 +15,14 @@ DIR/<strategy>-s<seed>.log under a '# <operator>' line. Strategies:
   learned            xgb with --cost-model M (first plan from the model, then its base margin)
   learned-firstplan  the same with --tuner-option pretrained=first-plan
   learned-noseeds    learned with --template-seeds 0: the model without the template seeds
+  learned16-recheck  learned with --budget 12 --recheck 4: 16 measurements, the last 4 the
+                     run's 4 fastest configurations measured again in one batch, so that its
+                     choice compares them in one sitting rather than across the host's spells
   hardware16         --cost-model M --hardware-budget 16: 16 measurements in rounds of 4, the
                      online model refitted on the model's margin between rounds (before commit
                      1d2cd12 this flag meant one round: what hardware16-oneround is now)
+  hardware16-recheck  --hardware-budget 16 --recheck 4: 12 in rounds of 3, then the 4 fastest
+                     measured again in one batch (part of the 16)
   hardware16-oneround  the same with --batch 16: the model's 16 best, from one search
   hardware16-transfer  --cost-model X --hardware-budget 16: the rounds on the --xgb-model file
   hardware16-mean    --cost-model M+X --hardware-budget 16: the rounds on the mean of the two
@@ -90,7 +95,10 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
     "learned-firstplan": lambda args: ["--tuner", "xgb", "--cost-model", args.model,
                                        "--tuner-option", "pretrained=first-plan"],
     "learned-noseeds": lambda args: STRATEGIES["learned"](args) + NO_SEEDS,
+    "learned16-recheck": lambda args: STRATEGIES["learned"](args) + ["--budget", "12",
+                                                                      "--recheck", "4"],
     "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
+    "hardware16-recheck": lambda args: STRATEGIES["hardware16"](args) + ["--recheck", "4"],
     "hardware16-oneround": lambda args: ["--cost-model", args.model, "--hardware-budget", "16",
                                          "--batch", "16"],
     "hardware16-transfer": lambda args: ["--cost-model", args.xgb_model,
@@ -106,13 +114,14 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
 }
 # The strategies that need a model file, and the argument that gives it.
 NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
-               "learned-noseeds": ("--model",),
-               "hardware16": ("--model",), "hardware16-oneround": ("--model",),
+               "learned-noseeds": ("--model",), "learned16-recheck": ("--model",),
+               "hardware16": ("--model",), "hardware16-recheck": ("--model",),
+               "hardware16-oneround": ("--model",),
                "hardware16-transfer": ("--xgb-model",), "xgb-transfer": ("--xgb-model",),
                "hardware16-mean": ("--model", "--xgb-model"),
                "hardware16-choose": ("--model", "--xgb-model")}
 # The strategies that spend a fixed number of measurements whatever --budget says.
-FIXED_BUDGET = {"hardware16": 16, "hardware16-oneround": 16, "hardware16-transfer": 16,
+FIXED_BUDGET = {"learned16-recheck": 16, "hardware16": 16, "hardware16-recheck": 16, "hardware16-oneround": 16, "hardware16-transfer": 16,
                 "hardware16-mean": 16, "hardware16-choose": 16}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)

@@ -33,7 +33,8 @@ with open(os.environ["FAKE_GLIMPSE_LOG"], "a") as log:
     log.write(json.dumps(args) + "\n")
 op, db = flag("--op"), flag("--db")
 hardware = flag("--hardware-budget")
-count = int(hardware or flag("--budget"))
+# A recheck adds its measurements to --budget's; --hardware-budget's include it.
+count = int(hardware) if hardware else int(flag("--budget")) + int(flag("--recheck") or 0)
 reach = (4 if op.startswith("conv2d") else 10**6) if hardware else 40
 with open(db, "a") as f:
     f.write(json.dumps({"type": "workload", "key": op, "name": op}) + "\n")
@@ -77,16 +78,21 @@ class PerfStudyTest(unittest.TestCase):
                           "--out", self.out, "--seeds", "1",
                           "--strategies",
                           "hardware16,hardware16-oneround,hardware16-transfer,hardware16-mean,"
-                          "hardware16-choose,xgb")
+                          "hardware16-choose,hardware16-recheck,xgb")
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = self.calls()
-        self.assertEqual(len(calls), 12)  # 2 operators × 6 strategies × 1 seed
+        self.assertEqual(len(calls), 14)  # 2 operators × 7 strategies × 1 seed
         by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in calls
                  if c[c.index("--op") + 1] == "conv2d:a"}
         rounds = by_db["hardware16-s1.db"]
         self.assertEqual(rounds[rounds.index("--cost-model") + 1], "M.json")
         self.assertEqual(rounds[rounds.index("--hardware-budget") + 1], "16")
         self.assertNotIn("--batch", rounds)  # the flag's own rounds
+        self.assertNotIn("--recheck", rounds)
+        rechecked = by_db["hardware16-recheck-s1.db"]
+        self.assertEqual(rechecked[rechecked.index("--hardware-budget") + 1], "16")
+        self.assertEqual(rechecked[rechecked.index("--recheck") + 1], "4")
+        self.assertEqual(rechecked[rechecked.index("--cost-model") + 1], "M.json")
         self.assertNotIn("--budget", rounds)  # the two flags exclude each other
         one_round = by_db["hardware16-oneround-s1.db"]
         self.assertEqual(one_round[one_round.index("--batch") + 1], "16")
@@ -127,6 +133,24 @@ class PerfStudyTest(unittest.TestCase):
         db = lambda call: call.index("--db") + 1
         self.assertEqual(without[:db(without)] + without[db(without) + 1:],
                          learned[:db(learned)] + learned[db(learned) + 1:])
+
+    def test_learned16_recheck_spends_12_then_measures_its_4_fastest_again(self):
+        done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,
+                          "--seeds", "1", "--budget", "96", "--strategies", "learned16-recheck")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        call = next(c for c in self.calls() if c[c.index("--op") + 1] == "conv2d:a")
+        self.assertEqual(call[call.index("--cost-model") + 1], "M.json")
+        self.assertEqual(call.count("--budget"), 1)  # its own 12, not the study's 96
+        self.assertEqual(call[call.index("--budget") + 1], "12")
+        self.assertEqual(call[call.index("--recheck") + 1], "4")
+        summary = self.study("summarize", "--out", self.out, "--json",
+                             os.path.join(self.dir.name, "s.json"))
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        with open(os.path.join(self.dir.name, "s.json")) as f:
+            row = json.load(f)["operators"]["conv2d:a"]["strategies"]["learned16-recheck"]
+        # 16 records, all at the run's own best: quality 1 from the first; nothing at 32.
+        self.assertEqual(row["quality_at"]["16"], 1.0)
+        self.assertIsNone(row["quality_at"]["32"])
 
     def test_strategies_on_the_xgboost_model_need_its_file(self):
         done = self.study("run", "--ops", self.ops, "--model", "M.json", "--out", self.out,

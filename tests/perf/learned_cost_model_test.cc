@@ -202,6 +202,41 @@ TEST(LearnedCostModelTest, HardwareBudgetMeasuresInRounds) {
   EXPECT_EQ(paced["tasks"][0]["measurements"], 8);
 }
 
+// --recheck K with --hardware-budget N: N − K searched in rounds sized from them, then the K
+// fastest measured again in one batch — N measurements in all.
+TEST(LearnedCostModelTest, HardwareBudgetTakesItsRecheckOutOfTheN) {
+  const std::string dir = testing::MakeTempDir("glimpse_learned_recheck");
+  const std::string model_path = dir + "/model.json";
+  ModelTrainedHere().Save(model_path);
+  const testing::CommandRun run = testing::RunGlimpseCommand(
+      std::string("tune --target cpu --op ") + kOp + " --cost-model " + model_path +
+          " --hardware-budget 8 --recheck 2 --threads 1 --progress quiet --json --db " + dir +
+          "/tune.db",
+      dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const Json json = Json::parse(run.out);
+  EXPECT_EQ(json["batch"], 2);  // ⌈6 / 4⌉: the rounds split the 6 searched
+  EXPECT_EQ(json["tuner_options"]["plan_size"], 2);
+  ASSERT_EQ(json["tasks"].size(), 1u);
+  EXPECT_EQ(json["tasks"][0]["measurements"], 8) << json["tasks"][0].dump();
+  EXPECT_EQ(json["tasks"][0]["recheck"]["measured"], 2) << json["tasks"][0].dump();
+  // The database holds the 6 searched and the 2 measured again, recorded as the recheck's.
+  const testing::CommandRun exported =
+      testing::RunGlimpseCommand("db export --db " + dir + "/tune.db", dir);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::istringstream lines(exported.out);
+  std::string line;
+  int records = 0, rechecked = 0;
+  while (std::getline(lines, line)) {
+    const Json item = Json::parse(line);
+    if (item["type"] != "record") continue;
+    ++records;
+    if (item["strategy"] == "recheck") ++rechecked;
+  }
+  EXPECT_EQ(records, 8);
+  EXPECT_EQ(rechecked, 2);
+}
+
 TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
   const std::string dir = testing::MakeTempDir("glimpse_learned_flags");
   const std::string model_path = dir + "/model.json";
@@ -220,8 +255,17 @@ TEST(LearnedCostModelTest, FlagsAreCheckedBeforeAnythingRuns) {
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --sibling-sweep 2")
                 .find("--hardware-budget spends exactly N measurements per task; --sibling-sweep"),
             std::string::npos);
+  // The recheck is part of the N: below N, and only where there is a database to read.
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --recheck 4")
+                .find("--recheck 4 with --hardware-budget 4: the recheck is part of the N "
+                      "measurements, so it must be at least 0 and below N"),
+            std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 4 --recheck 1")
-                .find("--hardware-budget spends exactly N measurements per task; --recheck would"),
+                .find("--recheck measures again the fastest configurations the run's database "
+                      "holds; drop --no-db"),
+            std::string::npos);
+  EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 100 --recheck 4 --batch 20")
+                .find("--hardware-budget 100 --recheck 4 with --batch 20: a round of 20"),
             std::string::npos);
   EXPECT_NE(error_of("--cost-model " + model_path + " --hardware-budget 0")
                 .find("--hardware-budget must be a positive number"),

@@ -267,7 +267,8 @@ void AddTuneCommand(CLI::App& app) {
                    "a model's tasks, once all are tuned: each measures its N fastest "
                    "configurations again, in one batch with the sibling sweep's (its siblings' "
                    "fastest, measured by it before or not), so that they compare in one sitting; "
-                   "a configuration keeps its fastest time (docs/usage.md); 0: none")
+                   "a configuration keeps its fastest time (docs/usage.md); with "
+                   "--hardware-budget N, part of the N (N - K searched); 0: none")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--no-sibling-history", flags->no_sibling_history,

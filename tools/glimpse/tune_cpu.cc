@@ -246,6 +246,11 @@ void RunCpuTune(const TuneFlags& given_flags) {
   std::vector<ModelLayer> layers =
       SelectLayers(flags, report.model, &graph, /*weights=*/!flags.compile_dir.empty());
   CheckCompileFlags(flags, graph);
+  if (flags.recheck > 0 && flags.no_database) {
+    throw Error(
+        "--recheck measures again the fastest configurations the run's database holds; drop "
+        "--no-db (or --recheck)");
+  }
   report.layers = static_cast<int64_t>(layers.size());
   report.tuner = flags.tuner;
   report.seed = flags.seed;

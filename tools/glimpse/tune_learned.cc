@@ -47,14 +47,16 @@ int64_t LongestPlannedRound() {
 // The plan size of rounds of `round` measurements (batch = plan: the strategy refits and plans
 // again every plan_size measurements), or the one-round plan when a round is the whole budget.
 // Throws Error for rounds too long to be planned slot for slot.
-int64_t PlanSizeForRounds(int64_t round, int64_t measurements) {
+// `measurements`: those searched (the hardware budget less its recheck); `flag` names the budget
+// as given, for the error.
+int64_t PlanSizeForRounds(int64_t round, int64_t measurements, const std::string& flag) {
   if (round >= measurements) return PlanSizeForOneRound(measurements);
   if (PlanRandomTail(static_cast<int>(round)) > 0) {
     throw Error(fmt::format(
-        "--hardware-budget {} with --batch {}: a round of {} would end in random picks (the last "
-        "5 % of a plan); give --batch of at most {} (rounds, the model refitted between them) or "
-        "of at least {} (one round: the model's {} best)",
-        measurements, round, round, LongestPlannedRound(), measurements, measurements));
+        "{} with --batch {}: a round of {} would end in random picks (the last 5 % of a plan); "
+        "give --batch of at most {} (rounds, the model refitted between them) or of at least {} "
+        "(one round: the model's {} best)",
+        flag, round, round, LongestPlannedRound(), measurements, measurements));
   }
   return round;
 }
@@ -101,26 +103,31 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
                     "task (got {})",
                     flags.hardware_budget));
   }
-  out.budget = flags.hardware_budget;
-  out.given["--budget"] = true;
-  // N measurements per task is the promise: the sweep and the recheck would add a few beyond it.
-  for (const auto& [flag, value] :
-       {std::pair{"--sibling-sweep", flags.sibling_sweep}, std::pair{"--recheck", flags.recheck}}) {
-    if (flags.Given(flag) && value > 0) {
-      throw Error(fmt::format(
-          "--hardware-budget spends exactly N measurements per task; {} would add some beyond "
-          "it: drop it (or give {} 0)",
-          flag, flag));
-    }
+  // N measurements per task is the promise: the sweep would add a few beyond it. A recheck of K
+  // is taken out of the N instead — N − K searched, then the K fastest measured again in one
+  // batch — so that the choice compares them in one sitting.
+  if (flags.Given("--sibling-sweep") && flags.sibling_sweep > 0) {
+    throw Error(
+        "--hardware-budget spends exactly N measurements per task; --sibling-sweep would add some "
+        "beyond it: drop it (or give --sibling-sweep 0)");
   }
+  const int64_t recheck = flags.Given("--recheck") ? flags.recheck : 0;
+  if (recheck < 0 || recheck >= flags.hardware_budget) {
+    throw Error(fmt::format(
+        "--recheck {} with --hardware-budget {}: the recheck is part of the N measurements, so it "
+        "must be at least 0 and below N (N − K are searched, then the K fastest measured again)",
+        recheck, flags.hardware_budget));
+  }
+  const int64_t searched = flags.hardware_budget - recheck;
+  out.budget = searched;
+  out.given["--budget"] = true;
   out.sibling_sweep = 0;
-  out.recheck = 0;
+  out.recheck = static_cast<int>(recheck);
   // A --batch that is not positive is refused by MakeTuneOptions, before the plan is used.
   const int64_t round =
       flags.Given("--batch")
           ? flags.batch
-          : std::min(kMaxRoundSize,
-                     (flags.hardware_budget + kHardwareBudgetRounds - 1) / kHardwareBudgetRounds);
+          : std::min(kMaxRoundSize, (searched + kHardwareBudgetRounds - 1) / kHardwareBudgetRounds);
   out.batch = static_cast<int>(round);
   bool plan_given = false, pacing_given = false;
   for (const std::string& pair : flags.tuner_options) {
@@ -128,8 +135,11 @@ TuneFlags ApplyCostModelFlags(const TuneFlags& flags) {
     if (pair.rfind("budget_rounds=", 0) == 0) pacing_given = true;
   }
   if (!plan_given) {
-    out.tuner_options.push_back(
-        fmt::format("plan_size={}", PlanSizeForRounds(round, flags.hardware_budget)));
+    out.tuner_options.push_back(fmt::format(
+        "plan_size={}",
+        PlanSizeForRounds(round, searched,
+                          fmt::format("--hardware-budget {}{}", flags.hardware_budget,
+                                      recheck > 0 ? fmt::format(" --recheck {}", recheck) : ""))));
     // The rounds are the plan: no strategy (xgb-rounds, or xgb given budget_rounds) may size it
     // again from the budget.
     if (!pacing_given) out.tuner_options.push_back("budget_rounds=0");
