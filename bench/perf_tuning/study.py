@@ -121,8 +121,9 @@ NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
                "hardware16-mean": ("--model", "--xgb-model"),
                "hardware16-choose": ("--model", "--xgb-model")}
 # The strategies that spend a fixed number of measurements whatever --budget says.
-FIXED_BUDGET = {"learned16-recheck": 16, "hardware16": 16, "hardware16-recheck": 16, "hardware16-oneround": 16, "hardware16-transfer": 16,
-                "hardware16-mean": 16, "hardware16-choose": 16}
+FIXED_BUDGET = {"learned16-recheck": 16, "hardware16": 16, "hardware16-recheck": 16,
+                "hardware16-oneround": 16, "hardware16-transfer": 16, "hardware16-mean": 16,
+                "hardware16-choose": 16}
 LEVELS = (0.90, 0.95, 0.99)
 CHECKPOINTS = (8, 16, 32, 64)
 
@@ -356,6 +357,24 @@ def incumbents(items):
     return {ops[key]: series for key, series in chosen.items()}
 
 
+def retimed_qualities(series, length, times, choose=None):
+    """A run's quality on one operator after each of its `length` measurements, by re-timed
+    times: the fastest of `times` ({config: re-timed s}) over the re-timed time of the
+    configuration chosen from its incumbents so far (`series`, incumbents()'s [(n, config)]) —
+    by default its own latest; `choose(configs so far) → config` picks otherwise. 0 before its
+    first ok measurement, or where the chosen configuration's re-timing failed."""
+    best = min(times.values())
+    out, so_far, next_change = [], [], 0
+    for n in range(1, length + 1):
+        while next_change < len(series) and series[next_change][0] == n:
+            so_far.append(series[next_change][1])
+            next_change += 1
+        current = (choose(so_far) if choose else so_far[-1]) if so_far else None
+        time_s = times.get(current) if current else None
+        out.append(best / time_s if time_s else 0.0)
+    return out
+
+
 def recheck(args):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from cpu_remeasure_runs import fastest_pass, timed_in_passes  # noqa: E402 (bench/)
@@ -385,20 +404,10 @@ def recheck(args):
     best = {key: min(times.values()) for key, times in retimed.items() if times}
 
     def qualities(name, seed, key):
-        """After each measurement: the fastest re-timed incumbent over the re-timed time of the
-        run's own incumbent then (0 before its first ok measurement, or where the re-timing of
-        its incumbent failed)."""
         series = chosen.get((name, seed), {}).get(key)
         if not series or key not in best:
             return []
-        out, current, next_change = [], None, 0
-        for n in range(1, lengths[(name, seed)][key] + 1):
-            while next_change < len(series) and series[next_change][0] == n:
-                current = series[next_change][1]
-                next_change += 1
-            time_s = retimed[key].get(current) if current else None
-            out.append(best[key] / time_s if time_s else 0.0)
-        return out
+        return retimed_qualities(series, lengths[(name, seed)][key], retimed[key])
 
     report = quality_report(study, qualities, {op: best.get(study["canonical"].get(op, op))
                                                for op in study["ops"]})

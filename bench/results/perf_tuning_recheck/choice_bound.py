@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """How much of a run's re-timed quality its own choice lost: per strategy, the median over
-operators (of the median over seeds) of the quality after n measurements if the run had chosen,
-among the configurations that were its best so far by its own measurements up to n, the one that
-re-timed fastest — beside the quality of the configuration it did choose. The gap is what a
-noisy pick cost; the bound is what the search itself found.
+operators (of the median over seeds) of the quality after n measurements of the configuration the
+run chose (study.py recheck's figure), beside the bound: the quality had it chosen, among the
+configurations that were its best so far by its own measurements up to n, the one that re-timed
+fastest. The gap is what a noisy pick cost; the bound is what the search itself found.
 
-  choice_bound.py STUDY_DIR RECHECK_JSON[.gz]     (study.py recheck --json's file)
+  choice_bound.py STUDY_DIR RECHECK_JSON[.gz] [--runs-from DIR …] [--seeds 1,2,3]
+
+RECHECK_JSON: study.py recheck --json's file for STUDY_DIR. --runs-from: folders to read the runs
+STUDY_DIR has no database or export of (a study continued in a copy of another's folder).
+--seeds: only these seeds.
 """
+import argparse
 import gzip
 import json
 import os
 import statistics
 import sys
-import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "perf_tuning"))
@@ -22,48 +26,53 @@ CHECKPOINTS = (8, 12, 16, 32)
 
 
 def main():
-    out, recheck_path = sys.argv[1], sys.argv[2]
-    opener = gzip.open if recheck_path.endswith(".gz") else open
-    with opener(recheck_path, "rt") as f:
-        report = json.load(f)
-    retimed = report["retimed"]
-    study, items_of = S.study_runs(types.SimpleNamespace(out=out, glimpse=None))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("recheck_json")
+    parser.add_argument("--runs-from", action="append", default=[])
+    parser.add_argument("--seeds")
+    args = parser.parse_args()
+    opener = gzip.open if args.recheck_json.endswith(".gz") else open
+    with opener(args.recheck_json, "rt") as f:
+        retimed = json.load(f)["retimed"]
+    with open(os.path.join(args.out, "study.json")) as f:
+        study = json.load(f)
+    seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else study["seeds"]
+    glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
     print("| strategy | " + " | ".join(f"chosen q@{n} | bound q@{n}" for n in CHECKPOINTS) + " |")
     print("|---|" + "---:|---:|" * len(CHECKPOINTS))
     for name in study["strategies"]:
+        runs = {}
+        for seed in seeds:
+            for folder in [args.out] + args.runs_from:
+                items = S.run_items(glimpse, folder, name, seed)
+                if items is not None:
+                    runs[seed] = (S.incumbents(items), S.records_by_op(items))
+                    break
         chosen_at, bound_at = {n: [] for n in CHECKPOINTS}, {n: [] for n in CHECKPOINTS}
         for op in study["ops"]:
             key = study["canonical"].get(op, op)
             times = retimed.get(key)
             if not times:
                 continue
-            best = min(times.values())
-            per_seed_chosen, per_seed_bound = {n: [] for n in CHECKPOINTS}, {n: [] for n in CHECKPOINTS}
-            for seed in study["seeds"]:
-                items = items_of.get((name, seed))
-                if items is None:
-                    continue
-                series = S.incumbents(items).get(key, [])
-                length = len(S.records_by_op(items).get(key, []))
+            fastest = lambda configs: min(configs, key=lambda c: times.get(c, float("inf")))
+            chosen, bound = {n: [] for n in CHECKPOINTS}, {n: [] for n in CHECKPOINTS}
+            for incumbents, records in runs.values():
+                series, length = incumbents.get(key, []), len(records.get(key, []))
+                own = S.retimed_qualities(series, length, times)
+                best_found = S.retimed_qualities(series, length, times, choose=fastest)
                 for n in CHECKPOINTS:
-                    if n > length:
-                        continue
-                    upto = [(m, c) for m, c in series if m <= n]
-                    last = times.get(upto[-1][1]) if upto else None
-                    found = [times[c] for _, c in upto if times.get(c)]
-                    per_seed_chosen[n].append(best / last if last else 0.0)
-                    per_seed_bound[n].append(best / min(found) if found else 0.0)
+                    if n <= length:
+                        chosen[n].append(own[n - 1])
+                        bound[n].append(best_found[n - 1])
             for n in CHECKPOINTS:
-                if per_seed_chosen[n]:
-                    chosen_at[n].append(statistics.median(per_seed_chosen[n]))
-                    bound_at[n].append(statistics.median(per_seed_bound[n]))
+                if chosen[n]:
+                    chosen_at[n].append(statistics.median(chosen[n]))
+                    bound_at[n].append(statistics.median(bound[n]))
         cells = []
         for n in CHECKPOINTS:
-            if chosen_at[n]:
-                cells += [f"{statistics.median(chosen_at[n]):.3f}",
-                          f"{statistics.median(bound_at[n]):.3f}"]
-            else:
-                cells += ["—", "—"]
+            cells += ([f"{statistics.median(chosen_at[n]):.3f}",
+                       f"{statistics.median(bound_at[n]):.3f}"] if chosen_at[n] else ["—", "—"])
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
