@@ -107,6 +107,13 @@ PerfSplit SplitNone(const PerfCorpus& corpus);
 // "kind:KIND" (SplitHeldOutKind), "none" (SplitNone). Throws Error naming the accepted names.
 PerfSplit MakePerfSplit(const std::string& name, const PerfCorpus& corpus, double test_fraction,
                         uint64_t seed);
+
+// A learning curve's point: keeps the records of round(fraction · n) of the training side's n
+// distinct operators (at least one), chosen at random by `seed`, and drops the rest; the test
+// side is untouched. It asks how a model's scores on unseen operators grow with the operators it
+// learns from — whether measuring more shapes would pay. Throws Error for a fraction outside
+// (0, 1]; 1 keeps everything.
+void ThinTrainingOperators(PerfSplit& split, double fraction, uint64_t seed);
 const std::vector<std::string>& PerfSplitNames();
 const std::vector<std::string>& DefaultHeldOutModels();  // {"mobilenet_v2", "resnet50"}
 
@@ -168,6 +175,7 @@ struct PerfEvalReport {
   Json corpus_header;
   uint64_t seed = 0;
   double test_fraction = 0.0;
+  double train_operator_fraction = 1.0;  // ThinTrainingOperators on every split
   std::vector<PerfSplitScores> splits;
   bool per_operator = false;  // the text and JSON add every operator's metrics
 };
@@ -184,7 +192,7 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
                                       const std::vector<std::string>& splits,
                                       const std::vector<std::string>& predictors,
                                       const PerfPredictorFactory& factory, double test_fraction,
-                                      uint64_t seed);
+                                      uint64_t seed, double train_operator_fraction = 1.0);
 
 Json PerfEvalReportToJson(const PerfEvalReport& report);
 // A table per split: predictor, MAPE (≥ 5 µs), τ, top-1/5/10 slowdown (mean, median), fit time;

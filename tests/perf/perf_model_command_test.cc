@@ -1,6 +1,6 @@
 // `glimpse perf-model evaluate` end to end on a tiny corpus written here (no measurement): the
-// tables (per kind and per operator too), the JSON report, the split with nothing held out, and
-// a predictor name it does not know.
+// tables (per kind and per operator too), the JSON report, the split with nothing held out, a
+// thinned training side, and a predictor name it does not know.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -135,6 +135,26 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
   EXPECT_NE(rc, 0);
   EXPECT_NE(untrained.find("predictor 'xgb' learns from the training side"), std::string::npos)
       << untrained;
+
+  // A learning curve's point: the held-out-models split's training side thinned to one of its
+  // three operators (the test side as before), recorded in the JSON; a share of 0 is refused.
+  const std::string json_thin = (dir / "thin.json").string();
+  const std::string thin = RunGlimpse("perf-model evaluate --corpus " + corpus +
+                                          " --split models --predictors roofline"
+                                          " --train-operators 0.34 --json " +
+                                          json_thin,
+                                      &rc);
+  ASSERT_EQ(rc, 0) << thin;
+  EXPECT_NE(thin.find("training thinned to 1 of its 3 operators"), std::string::npos) << thin;
+  std::ifstream thin_in(json_thin);
+  const Json thin_report = Json::parse(thin_in);
+  EXPECT_EQ(thin_report["train_operator_fraction"], 0.34);
+  EXPECT_EQ(thin_report["splits"][0]["train_records"], 12);
+  EXPECT_EQ(thin_report["splits"][0]["test_records"], 12);
+  const std::string zero = RunGlimpse(
+      "perf-model evaluate --corpus " + corpus + " --split models --train-operators 0", &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(zero.find("--train-operators must be a share in (0, 1]"), std::string::npos) << zero;
 
   const std::string bad =
       RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);

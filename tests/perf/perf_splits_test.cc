@@ -78,6 +78,35 @@ TEST(PerfSplits, HeldOutOperatorsMovesWholeOperators) {
   EXPECT_EQ(SplitHeldOutOperators(corpus, 0.01, 1).test.size(), 9u);
 }
 
+TEST(PerfSplits, ThinningKeepsWholeTrainingOperatorsAndLeavesTheTestSide) {
+  const PerfCorpus corpus = TenOperators();
+  PerfSplit split = SplitHeldOutOperators(corpus, 0.2, 3);  // 8 training operators, 72 records
+  const std::vector<const PerfCorpusRecord*> test = split.test;
+  std::set<std::string> before;
+  for (const PerfCorpusRecord* r : split.train) before.insert(r->op);
+  ASSERT_EQ(before.size(), 8u);
+  ThinTrainingOperators(split, 0.5, 3);
+  EXPECT_EQ(split.test, test);
+  std::set<std::string> kept;
+  for (const PerfCorpusRecord* r : split.train) kept.insert(r->op);
+  EXPECT_EQ(kept.size(), 4u);
+  for (const std::string& op : kept) EXPECT_EQ(before.count(op), 1u);
+  EXPECT_EQ(split.train.size(), 36u);  // whole operators: 9 ok records each
+  EXPECT_NE(split.note.find("4 of its 8 operators"), std::string::npos) << split.note;
+  // The same seed keeps the same operators; a tiny fraction keeps one; 1 keeps everything.
+  PerfSplit again = SplitHeldOutOperators(corpus, 0.2, 3);
+  ThinTrainingOperators(again, 0.5, 3);
+  EXPECT_EQ(again.train, split.train);
+  PerfSplit one = SplitHeldOutOperators(corpus, 0.2, 3);
+  ThinTrainingOperators(one, 0.01, 3);
+  EXPECT_EQ(one.train.size(), 9u);
+  PerfSplit all = SplitHeldOutOperators(corpus, 0.2, 3);
+  ThinTrainingOperators(all, 1.0, 3);
+  EXPECT_EQ(all.train.size(), 72u);
+  EXPECT_THROW(ThinTrainingOperators(all, 0.0, 3), Error);
+  EXPECT_THROW(ThinTrainingOperators(all, 1.5, 3), Error);
+}
+
 TEST(PerfSplits, HeldOutModelsTestsOnlyTheirOwnShapesAndDropsShared) {
   PerfCorpus corpus;
   corpus.records.push_back(Record("only_resnet50", {"resnet50"}));

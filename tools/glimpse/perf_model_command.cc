@@ -29,6 +29,7 @@ struct PerfModelFlags {
   std::string predictors = "roofline,roofline-cal,xgb";
   uint64_t seed = 0;
   double test_fraction = 0.2;
+  double train_operators = 1.0;
   std::string profile;  // empty: DefaultMachineProfilePath()
   int xgb_rounds = XgbPerfOptions{}.rounds;
   int xgb_max_depth = XgbPerfOptions{}.max_depth;
@@ -48,6 +49,11 @@ void RunEvaluate(const PerfModelFlags& flags) {
     } else {
       splits.push_back(name);
     }
+  }
+  if (!(flags.train_operators > 0.0 && flags.train_operators <= 1.0)) {
+    throw Error(fmt::format(
+        "--train-operators must be a share in (0, 1] of the training operators (got {})",
+        flags.train_operators));
   }
   const std::vector<std::string> predictors = SplitCommaList(flags.predictors);
   if (predictors.empty()) throw Error("--predictors: name at least one");
@@ -73,8 +79,8 @@ void RunEvaluate(const PerfModelFlags& flags) {
   auto factory = [&](const std::string& name) { return MakePerfPredictor(name, options); };
   for (const std::string& name : predictors) factory(name);  // unknown names fail before the work
 
-  PerfEvalReport report =
-      EvaluatePerfPredictors(corpus, splits, predictors, factory, flags.test_fraction, flags.seed);
+  PerfEvalReport report = EvaluatePerfPredictors(
+      corpus, splits, predictors, factory, flags.test_fraction, flags.seed, flags.train_operators);
   report.corpus = flags.corpus;
   report.per_operator = flags.per_operator;
   std::cout << PerfEvalReportToText(report);
@@ -115,6 +121,12 @@ void AddPerfModelCommand(CLI::App& app) {
                        "The splits', XGBoost's and the learned models' seed");
   evaluate->add_option("--test-fraction", flags->test_fraction,
                        "Share of records (random) or operators (operators) held out");
+  evaluate
+      ->add_option("--train-operators", flags->train_operators,
+                   "Share of each split's training operators kept (at random by --seed; the "
+                   "test side unchanged): a learning curve's point, to see whether more "
+                   "measured shapes would pay")
+      ->check(CLI::Range(0.0, 1.0));
   evaluate->add_option("--profile", flags->profile,
                        "The roofline's machine profile (default data/hardware/"
                        "cpu_machine_profile.json)");

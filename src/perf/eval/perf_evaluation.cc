@@ -97,16 +97,18 @@ PerfEvalReport EvaluatePerfPredictors(const PerfCorpus& corpus,
                                       const std::vector<std::string>& splits,
                                       const std::vector<std::string>& predictors,
                                       const PerfPredictorFactory& factory, double test_fraction,
-                                      uint64_t seed) {
+                                      uint64_t seed, double train_operator_fraction) {
   PerfEvalReport report;
   report.corpus_header = corpus.header;
   report.seed = seed;
   report.test_fraction = test_fraction;
+  report.train_operator_fraction = train_operator_fraction;
   // Every split first (they are pointers), so that a predictor with nothing to learn from is
   // refused before hours of fitting on the other splits.
   std::vector<PerfSplit> made;
   for (const std::string& split_name : splits) {
     made.push_back(MakePerfSplit(split_name, corpus, test_fraction, seed));
+    ThinTrainingOperators(made.back(), train_operator_fraction, seed);
     if (!made.back().train.empty()) continue;
     for (const std::string& name : predictors) {
       if (factory(name)->LearnsFromRecords()) {
@@ -186,6 +188,7 @@ Json PerfEvalReportToJson(const PerfEvalReport& report) {
           {"corpus_machine", report.corpus_header.value("machine", Json::object())},
           {"seed", report.seed},
           {"test_fraction", report.test_fraction},
+          {"train_operator_fraction", report.train_operator_fraction},
           {"metrics",
            {{"mape", "percent over test records with a measured time >= 5 us"},
             {"kendall_tau", "tau-b within operator, mean over operators with >= 2 records"},

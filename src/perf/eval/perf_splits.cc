@@ -147,6 +147,30 @@ PerfSplit SplitNone(const PerfCorpus& corpus) {
   return split;
 }
 
+void ThinTrainingOperators(PerfSplit& split, double fraction, uint64_t seed) {
+  if (!(fraction > 0.0 && fraction <= 1.0)) {
+    throw Error("training-operator fraction must be in (0, 1], got " + std::to_string(fraction));
+  }
+  if (fraction == 1.0) return;
+  std::set<std::string> distinct;
+  for (const PerfCorpusRecord* record : split.train) distinct.insert(record->op);
+  std::vector<std::string> ops(distinct.begin(), distinct.end());
+  // Another stream than the split's own shuffle of the same seed, so that the operators kept are
+  // not the first of the order that chose the test side.
+  Shuffle(ops, seed ^ 0x5eed7a1b5eed7a1bULL);
+  const size_t keep = std::max<size_t>(
+      1, static_cast<size_t>(std::llround(fraction * static_cast<double>(ops.size()))));
+  const std::set<std::string> kept(
+      ops.begin(), ops.begin() + static_cast<ptrdiff_t>(std::min(keep, ops.size())));
+  std::vector<const PerfCorpusRecord*> train;
+  for (const PerfCorpusRecord* record : split.train) {
+    if (kept.count(record->op)) train.push_back(record);
+  }
+  split.train = std::move(train);
+  split.note += "; training thinned to " + std::to_string(kept.size()) + " of its " +
+                std::to_string(ops.size()) + " operators at random";
+}
+
 const std::vector<std::string>& PerfSplitNames() {
   static const std::vector<std::string> names = {"random", "operators", "models"};
   return names;
