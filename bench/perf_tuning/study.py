@@ -99,6 +99,10 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
                                                                       "--recheck", "4"],
     "hardware16": lambda args: ["--cost-model", args.model, "--hardware-budget", "16"],
     "hardware16-recheck": lambda args: STRATEGIES["hardware16"](args) + ["--recheck", "4"],
+    # Each round after the first: the 4 most diverse (AutoTVM's submodular pick by knob values)
+    # of the model's 8 best, instead of its 4 best.
+    "hardware16-diverse": lambda args: STRATEGIES["hardware16"](args) + [
+        "--tuner-option", "diversity_filter_ratio=2"],
     "hardware16-oneround": lambda args: ["--cost-model", args.model, "--hardware-budget", "16",
                                          "--batch", "16"],
     "hardware16-transfer": lambda args: ["--cost-model", args.xgb_model,
@@ -116,12 +120,14 @@ STRATEGIES = {  # name → the flags of `glimpse tune`, from the parsed argument
 NEEDS_MODEL = {"learned": ("--model",), "learned-firstplan": ("--model",),
                "learned-noseeds": ("--model",), "learned16-recheck": ("--model",),
                "hardware16": ("--model",), "hardware16-recheck": ("--model",),
+               "hardware16-diverse": ("--model",),
                "hardware16-oneround": ("--model",),
                "hardware16-transfer": ("--xgb-model",), "xgb-transfer": ("--xgb-model",),
                "hardware16-mean": ("--model", "--xgb-model"),
                "hardware16-choose": ("--model", "--xgb-model")}
 # The strategies that spend a fixed number of measurements whatever --budget says.
 FIXED_BUDGET = {"learned16-recheck": 16, "hardware16": 16, "hardware16-recheck": 16,
+                "hardware16-diverse": 16,
                 "hardware16-oneround": 16, "hardware16-transfer": 16, "hardware16-mean": 16,
                 "hardware16-choose": 16}
 LEVELS = (0.90, 0.95, 0.99)

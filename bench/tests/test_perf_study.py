@@ -78,10 +78,10 @@ class PerfStudyTest(unittest.TestCase):
                           "--out", self.out, "--seeds", "1",
                           "--strategies",
                           "hardware16,hardware16-oneround,hardware16-transfer,hardware16-mean,"
-                          "hardware16-choose,hardware16-recheck,xgb")
+                          "hardware16-choose,hardware16-recheck,hardware16-diverse,xgb")
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = self.calls()
-        self.assertEqual(len(calls), 14)  # 2 operators × 7 strategies × 1 seed
+        self.assertEqual(len(calls), 16)  # 2 operators × 8 strategies × 1 seed
         by_db = {os.path.basename(c[c.index("--db") + 1]): c for c in calls
                  if c[c.index("--op") + 1] == "conv2d:a"}
         rounds = by_db["hardware16-s1.db"]
@@ -94,6 +94,11 @@ class PerfStudyTest(unittest.TestCase):
         self.assertEqual(rechecked[rechecked.index("--recheck") + 1], "4")
         self.assertEqual(rechecked[rechecked.index("--cost-model") + 1], "M.json")
         self.assertNotIn("--budget", rounds)  # the two flags exclude each other
+        self.assertNotIn("--tuner-option", rounds)
+        diverse = by_db["hardware16-diverse-s1.db"]
+        self.assertEqual(diverse[diverse.index("--hardware-budget") + 1], "16")
+        self.assertEqual(diverse[diverse.index("--tuner-option") + 1],
+                         "diversity_filter_ratio=2")
         one_round = by_db["hardware16-oneround-s1.db"]
         self.assertEqual(one_round[one_round.index("--batch") + 1], "16")
         self.assertEqual(one_round[one_round.index("--cost-model") + 1], "M.json")

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Two strategies of a study side by side, per operator, on one re-timing: the re-timed quality
+after N measurements (default 16) of each seed's run, its mean and median over the seeds, and
+the median over operators — to see on which operators one strategy's search finds more.
+
+usage: by_operator.py STUDY_DIR RECHECK_JSON A B [--at N] [--runs-from DIR]
+STUDY_DIR: the study's databases and study.json (or its exports with --runs-from);
+RECHECK_JSON: study.py recheck --json's file (gzip or plain)."""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "perf_tuning"))
+import study as S  # noqa: E402
+
+
+def qualities(glimpse, folders, name, seeds, op_key, times, at):
+    out = []
+    for seed in seeds:
+        for folder in folders:
+            items = S.run_items(glimpse, folder, name, seed)
+            if items is None:
+                continue
+            series = S.incumbents(items).get(op_key, [])
+            length = len(S.records_by_op(items).get(op_key, []))
+            if length >= at:
+                out.append(S.retimed_qualities(series, length, times)[at - 1])
+            break
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("recheck_json")
+    parser.add_argument("a")
+    parser.add_argument("b")
+    parser.add_argument("--at", type=int, default=16)
+    parser.add_argument("--runs-from", action="append", default=[])
+    args = parser.parse_args()
+    opener = gzip.open if args.recheck_json.endswith(".gz") else open
+    with opener(args.recheck_json, "rt") as f:
+        retimed = json.load(f)["retimed"]
+    with open(os.path.join(args.out, "study.json")) as f:
+        study = json.load(f)
+    glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
+    folders = [args.out] + args.runs_from
+    print(f"| operator | {args.a}: q@{args.at} by seed | mean | median "
+          f"| {args.b}: q@{args.at} by seed | mean | median |")
+    print("|---|---|---:|---:|---|---:|---:|")
+    medians = {args.a: [], args.b: []}
+    for op in study["ops"]:
+        key = study["canonical"].get(op, op)
+        times = retimed.get(key)
+        if not times:
+            continue
+        cells = []
+        for name in (args.a, args.b):
+            q = qualities(glimpse, folders, name, study["seeds"], key, times, args.at)
+            if not q:
+                cells += ["—", "—", "—"]
+                continue
+            medians[name].append(statistics.median(q))
+            cells += [" ".join(f"{x:.3f}" for x in q), f"{statistics.mean(q):.3f}",
+                      f"{statistics.median(q):.3f}"]
+        print(f"| `{op.split(',bias')[0]}` | " + " | ".join(cells) + " |")
+    print(f"| **median over operators** | | | "
+          f"**{statistics.median(medians[args.a]):.3f}** | | | "
+          f"**{statistics.median(medians[args.b]):.3f}** |")
+
+
+if __name__ == "__main__":
+    main()
