@@ -23,6 +23,9 @@ DIR/<strategy>-s<seed>.log under a '# <operator>' line. Strategies:
                      1d2cd12 this flag meant one round: what hardware16-oneround is now)
   hardware16-recheck  --hardware-budget 16 --recheck 4: 12 in rounds of 3, then the 4 fastest
                      measured again in one batch (part of the 16)
+  hardware16-diverse  hardware16 with --tuner-option diversity_filter_ratio=2: every round after
+                     the first the 4 most diverse of the refitted model's 8 best (AutoTVM's
+                     submodular pick over knob values)
   hardware16-oneround  the same with --batch 16: the model's 16 best, from one search
   hardware16-transfer  --cost-model X --hardware-budget 16: the rounds on the --xgb-model file
   hardware16-mean    --cost-model M+X --hardware-budget 16: the rounds on the mean of the two

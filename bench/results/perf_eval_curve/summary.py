@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """The learning curve's table: per split and share of training operators, the mean over seeds of
 xgb-efficiency-roofline-schedule's Kendall τ (all test operators, and conv2d alone), MAPE and
-top-1 / top-5 mean slowdown. Reads every *.json here (run.sh's reports)."""
+top-1 / top-5 mean slowdown. Reads every *.json and *.json.gz report in the folders given
+(default: this one); a (split, share, seed) met twice counts once, from the first folder.
+
+usage: summary.py [FOLDER ...]    e.g. summary.py bench/results/perf_eval_curve \
+                                           bench/results/perf_eval_efficiency"""
 import collections
+import gzip
 import json
 import pathlib
 import statistics
@@ -11,9 +16,16 @@ import sys
 PREDICTOR = "xgb-efficiency-roofline-schedule"
 
 
+def reports(folder):
+    folder = pathlib.Path(folder)
+    for path in sorted(folder.glob("*.json")) + sorted(folder.glob("*.json.gz")):
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt") as f:
+            yield json.load(f)
+
+
 def rows(folder):
-    for path in sorted(pathlib.Path(folder).glob("*.json")):
-        report = json.loads(path.read_text())
+    for report in reports(folder):
         fraction = report.get("train_operator_fraction", 1.0)
         for split in report["splits"]:
             for score in split["scores"]:
@@ -34,10 +46,15 @@ def rows(folder):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent
+    folders = sys.argv[1:] or [pathlib.Path(__file__).parent]
     groups = collections.defaultdict(list)
-    for row in rows(folder):
-        groups[(row["split"], row["fraction"])].append(row)
+    seen = set()
+    for folder in folders:
+        for row in rows(folder):
+            key = (row["split"], row["fraction"], row["seed"])
+            if key not in seen:
+                seen.add(key)
+                groups[(row["split"], row["fraction"])].append(row)
     print("| split | share of training operators | operators trained on | seeds | τ | τ conv2d "
           "| MAPE % | top-1 mean | top-5 mean |")
     print("|---|---:|---|---|---:|---:|---:|---:|---:|")
