@@ -366,6 +366,16 @@ def incumbents(items):
     return {ops[key]: series for key, series in chosen.items()}
 
 
+def load_recheck(out, recheck_json):
+    """A study's study.json (in `out`) and a `recheck --json` file's re-timed times ({op:
+    {config: s}}; gzip or plain), for the scripts that read a re-timing back."""
+    opener = gzip.open if recheck_json.endswith(".gz") else open
+    with opener(recheck_json, "rt") as f:
+        retimed = json.load(f)["retimed"]
+    with open(os.path.join(out, "study.json")) as f:
+        return json.load(f), retimed
+
+
 def retimed_qualities(series, length, times, choose=None):
     """A run's quality on one operator after each of its `length` measurements, by re-timed
     times: the fastest of `times` ({config: re-timed s}) over the re-timed time of the

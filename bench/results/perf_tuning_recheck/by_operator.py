@@ -7,8 +7,6 @@ usage: by_operator.py STUDY_DIR RECHECK_JSON A B [--at N] [--runs-from DIR]
 STUDY_DIR: the study's databases and study.json (or its exports with --runs-from);
 RECHECK_JSON: study.py recheck --json's file (gzip or plain)."""
 import argparse
-import gzip
-import json
 import os
 import statistics
 import sys
@@ -42,11 +40,7 @@ def main():
     parser.add_argument("--at", type=int, default=16)
     parser.add_argument("--runs-from", action="append", default=[])
     args = parser.parse_args()
-    opener = gzip.open if args.recheck_json.endswith(".gz") else open
-    with opener(args.recheck_json, "rt") as f:
-        retimed = json.load(f)["retimed"]
-    with open(os.path.join(args.out, "study.json")) as f:
-        study = json.load(f)
+    study, retimed = S.load_recheck(args.out, args.recheck_json)
     glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
     folders = [args.out] + args.runs_from
     print(f"| operator | {args.a}: q@{args.at} by seed | mean | median "

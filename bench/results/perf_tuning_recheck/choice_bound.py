@@ -12,8 +12,6 @@ STUDY_DIR has no database or export of (a study continued in a copy of another's
 --seeds: only these seeds.
 """
 import argparse
-import gzip
-import json
 import os
 import statistics
 import sys
@@ -32,11 +30,7 @@ def main():
     parser.add_argument("--runs-from", action="append", default=[])
     parser.add_argument("--seeds")
     args = parser.parse_args()
-    opener = gzip.open if args.recheck_json.endswith(".gz") else open
-    with opener(args.recheck_json, "rt") as f:
-        retimed = json.load(f)["retimed"]
-    with open(os.path.join(args.out, "study.json")) as f:
-        study = json.load(f)
+    study, retimed = S.load_recheck(args.out, args.recheck_json)
     seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else study["seeds"]
     glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
     print("| strategy | " + " | ".join(f"chosen q@{n} | bound q@{n}" for n in CHECKPOINTS) + " |")
