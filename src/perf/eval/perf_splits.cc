@@ -36,6 +36,17 @@ void Shuffle(std::vector<T>& items, uint64_t seed) {
   for (size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[UniformIndex(rng, i)]);
 }
 
+// The distinct operators of `records`, sorted (so that the records' order does not matter), then
+// shuffled by `seed`.
+std::vector<std::string> ShuffledOperators(const std::vector<const PerfCorpusRecord*>& records,
+                                           uint64_t seed) {
+  std::set<std::string> distinct;
+  for (const PerfCorpusRecord* record : records) distinct.insert(record->op);
+  std::vector<std::string> ops(distinct.begin(), distinct.end());
+  Shuffle(ops, seed);
+  return ops;
+}
+
 }  // namespace
 
 PerfSplit SplitRandom(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
@@ -59,11 +70,7 @@ PerfSplit SplitRandom(const PerfCorpus& corpus, double test_fraction, uint64_t s
 PerfSplit SplitHeldOutOperators(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
   CheckFraction(test_fraction);
   const std::vector<const PerfCorpusRecord*> ok = OkRecords(corpus);
-  std::set<std::string> distinct;
-  for (const PerfCorpusRecord* record : ok) distinct.insert(record->op);
-  // Sorted before the shuffle, so that the corpus's record order does not change the split.
-  std::vector<std::string> ops(distinct.begin(), distinct.end());
-  Shuffle(ops, seed);
+  const std::vector<std::string> ops = ShuffledOperators(ok, seed);
   size_t test_ops =
       static_cast<size_t>(std::llround(test_fraction * static_cast<double>(ops.size())));
   if (ops.size() >= 2) test_ops = std::clamp<size_t>(test_ops, 1, ops.size() - 1);
@@ -152,12 +159,9 @@ void ThinTrainingOperators(PerfSplit& split, double fraction, uint64_t seed) {
     throw Error("training-operator fraction must be in (0, 1], got " + std::to_string(fraction));
   }
   if (fraction == 1.0) return;
-  std::set<std::string> distinct;
-  for (const PerfCorpusRecord* record : split.train) distinct.insert(record->op);
-  std::vector<std::string> ops(distinct.begin(), distinct.end());
   // Another stream than the split's own shuffle of the same seed, so that the operators kept are
   // not the first of the order that chose the test side.
-  Shuffle(ops, seed ^ 0x5eed7a1b5eed7a1bULL);
+  const std::vector<std::string> ops = ShuffledOperators(split.train, seed ^ 0x5eed7a1b5eed7a1bULL);
   const size_t keep = std::max<size_t>(
       1, static_cast<size_t>(std::llround(fraction * static_cast<double>(ops.size()))));
   const std::set<std::string> kept(
