@@ -245,6 +245,19 @@ def run_items(glimpse, out, name, seed):
     return None
 
 
+def strategy_runs(glimpse, folders, name, seeds):
+    """{seed: (incumbents(items), records_by_op(items))} of a strategy's runs, each read once from
+    the first of `folders` that has it; seeds with no run are left out."""
+    runs = {}
+    for seed in seeds:
+        for folder in folders:
+            items = run_items(glimpse, folder, name, seed)
+            if items is not None:
+                runs[seed] = (incumbents(items), records_by_op(items))
+                break
+    return runs
+
+
 def study_runs(args):
     """The study of folder args.out (its study.json) and {(strategy, seed): exported items} of
     every run of it that has a database or an export."""

@@ -16,18 +16,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import study as S  # noqa: E402
 
 
-def qualities(glimpse, folders, name, seeds, op_key, times, at):
+def qualities(runs, op_key, times, at):
+    """q@at of each run ({seed: (incumbents, records by op)}) on one operator, by seed."""
     out = []
-    for seed in seeds:
-        for folder in folders:
-            items = S.run_items(glimpse, folder, name, seed)
-            if items is None:
-                continue
-            series = S.incumbents(items).get(op_key, [])
-            length = len(S.records_by_op(items).get(op_key, []))
-            if length >= at:
-                out.append(S.retimed_qualities(series, length, times)[at - 1])
-            break
+    for incumbents, records in runs.values():
+        series, length = incumbents.get(op_key, []), len(records.get(op_key, []))
+        if length >= at:
+            out.append(S.retimed_qualities(series, length, times)[at - 1])
     return out
 
 
@@ -43,6 +38,8 @@ def main():
     study, retimed = S.load_recheck(args.out, args.recheck_json)
     glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
     folders = [args.out] + args.runs_from
+    runs = {name: S.strategy_runs(glimpse, folders, name, study["seeds"])
+            for name in (args.a, args.b)}  # each run read once
     print(f"| operator | {args.a}: q@{args.at} by seed | mean | median "
           f"| {args.b}: q@{args.at} by seed | mean | median |")
     print("|---|---|---:|---:|---|---:|---:|")
@@ -54,7 +51,7 @@ def main():
             continue
         cells = []
         for name in (args.a, args.b):
-            q = qualities(glimpse, folders, name, study["seeds"], key, times, args.at)
+            q = qualities(runs[name], key, times, args.at)
             if not q:
                 cells += ["—", "—", "—"]
                 continue

@@ -36,13 +36,7 @@ def main():
     print("| strategy | " + " | ".join(f"chosen q@{n} | bound q@{n}" for n in CHECKPOINTS) + " |")
     print("|---|" + "---:|---:|" * len(CHECKPOINTS))
     for name in study["strategies"]:
-        runs = {}
-        for seed in seeds:
-            for folder in [args.out] + args.runs_from:
-                items = S.run_items(glimpse, folder, name, seed)
-                if items is not None:
-                    runs[seed] = (S.incumbents(items), S.records_by_op(items))
-                    break
+        runs = S.strategy_runs(glimpse, [args.out] + args.runs_from, name, seeds)
         chosen_at, bound_at = {n: [] for n in CHECKPOINTS}, {n: [] for n in CHECKPOINTS}
         for op in study["ops"]:
             key = study["canonical"].get(op, op)
