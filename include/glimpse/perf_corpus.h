@@ -69,4 +69,13 @@ void WritePerfCorpus(const std::string& path, const PerfCorpus& corpus);
 // record count other than the header's; "<path>: …" when the file cannot be read.
 PerfCorpus LoadPerfCorpus(const std::string& path);
 
+// Several corpus files read as one (`--corpus A,B`): a corpus grown by a later measuring run
+// (new operators, measured on the same machine under the same protocol) without rewriting the
+// first file. The records are concatenated in file order. The header is the first file's, with
+// "records" and "operators" counted over all, "measure_runs" concatenated and "parts" listing each
+// file with its record count. Throws Error naming the file when its machine's CPU, protocol,
+// template versions or program-graph feature version differ from the first file's (timings under
+// two protocols are not one label), or when one (operator, configuration) is in two files.
+PerfCorpus LoadPerfCorpusFiles(const std::vector<std::string>& paths);
+
 }  // namespace glimpse

@@ -1,6 +1,7 @@
 // The performance corpus file (glimpse/perf_corpus.h): gzip JSON lines, a header and records.
 #include "glimpse/perf_corpus.h"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -212,6 +213,64 @@ PerfCorpus LoadPerfCorpus(const std::string& path) {
                 " (truncated?)");
   }
   return corpus;
+}
+
+PerfCorpus LoadPerfCorpusFiles(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw Error("no corpus file named");
+  PerfCorpus merged = LoadPerfCorpus(paths.front());
+  if (paths.size() == 1) return merged;
+  Json parts = Json::array();
+  Json runs = merged.header.value("measure_runs", Json::array());
+  parts.push_back({{"path", paths.front()}, {"records", merged.records.size()}});
+  std::set<std::string> measured;  // operator and configuration, to refuse one measured twice
+  for (const PerfCorpusRecord& record : merged.records) {
+    measured.insert(record.op + " " + record.config.dump());
+  }
+  for (size_t i = 1; i < paths.size(); ++i) {
+    PerfCorpus part = LoadPerfCorpus(paths[i]);
+    const auto differs = [&](const Json& a, const Json& b, const std::string& what) {
+      if (a == b) return;
+      throw Error(fmt::format(
+          "{}: its {} ({}) differs from {}'s ({}); only corpora measured on one machine under one "
+          "protocol are read as one",
+          paths[i], what, b.dump(), paths.front(), a.dump()));
+    };
+    differs(merged.header["machine"].value("cpu", Json()),
+            part.header["machine"].value("cpu", Json()), "machine's CPU");
+    for (const auto& [key, value] : merged.header["protocol"].items()) {
+      differs(value, part.header["protocol"].value(key, Json()), "protocol field '" + key + "'");
+    }
+    for (const auto& [key, value] : part.header["protocol"].items()) {
+      differs(merged.header["protocol"].value(key, Json()), value, "protocol field '" + key + "'");
+    }
+    differs(merged.header["template_versions"], part.header["template_versions"],
+            "template versions");
+    differs(merged.header["program_graph_feature_version"],
+            part.header["program_graph_feature_version"], "program-graph feature version");
+    std::set<std::string> part_measured;
+    for (const PerfCorpusRecord& record : part.records) {
+      const std::string key = record.op + " " + record.config.dump();
+      if (measured.count(key)) {
+        throw Error(fmt::format(
+            "{}: operator {} with configuration {} is also in an earlier file; a corpus holds "
+            "each configuration once",
+            paths[i], record.op, record.config.dump()));
+      }
+      part_measured.insert(key);
+    }
+    measured.insert(part_measured.begin(), part_measured.end());
+    parts.push_back({{"path", paths[i]}, {"records", part.records.size()}});
+    for (const Json& run : part.header.value("measure_runs", Json::array())) runs.push_back(run);
+    merged.records.insert(merged.records.end(), std::make_move_iterator(part.records.begin()),
+                          std::make_move_iterator(part.records.end()));
+  }
+  std::set<std::string> operators;
+  for (const PerfCorpusRecord& record : merged.records) operators.insert(record.op);
+  merged.header["records"] = merged.records.size();
+  merged.header["operators"] = operators.size();
+  merged.header["measure_runs"] = std::move(runs);
+  merged.header["parts"] = std::move(parts);
+  return merged;
 }
 
 }  // namespace glimpse

@@ -154,5 +154,67 @@ TEST(PerfCorpusTest, BadFilesNameTheFileAndLine) {
   ExpectLoadError(path, "empty file");
 }
 
+// A second file measured on the same machine under the same protocol adds its records; the header
+// counts both and lists the parts. A file of another protocol or CPU, or one holding a
+// configuration the first has, is refused naming it.
+TEST(PerfCorpusTest, SeveralFilesReadAsOneWhenMeasuredAlike) {
+  const std::string dir = testing::MakeTempDir("glimpse-corpus");
+  PerfCorpus first = Sample();
+  first.header["measure_runs"] = Json::array({{{"started_at", 1.0}}});
+  WritePerfCorpus(dir + "/a.jsonl.gz", first);
+  PerfCorpus second = Sample();
+  second.header["measure_runs"] = Json::array({{{"started_at", 2.0}}});
+  PerfCorpusRecord other = OkRecord();
+  other.op = "dense:M=1,N=32,K=16,bias=0,relu=0";
+  other.time_s = 2.5e-6;
+  PerfCorpusRecord same_op_new_config = OkRecord();
+  same_op_new_config.config = Json{{"tile_n", Json::array({4, 4})}, {"unroll", 0}};
+  second.records = {other, same_op_new_config};
+  WritePerfCorpus(dir + "/b.jsonl.gz", second);
+
+  const PerfCorpus both = LoadPerfCorpusFiles({dir + "/a.jsonl.gz", dir + "/b.jsonl.gz"});
+  ASSERT_EQ(both.records.size(), 4u);
+  EXPECT_EQ(both.records[2].op, other.op);
+  EXPECT_EQ(both.records[2].time_s, 2.5e-6);
+  EXPECT_EQ(both.records[3].config, same_op_new_config.config);
+  EXPECT_EQ(both.header["records"], 4);
+  EXPECT_EQ(both.header["operators"], 2);
+  ASSERT_EQ(both.header["parts"].size(), 2u);
+  EXPECT_EQ(both.header["parts"][1]["path"], dir + "/b.jsonl.gz");
+  EXPECT_EQ(both.header["parts"][1]["records"], 2);
+  ASSERT_EQ(both.header["measure_runs"].size(), 2u);
+  EXPECT_EQ(both.header["measure_runs"][1]["started_at"], 2.0);
+  // One file is read as LoadPerfCorpus reads it.
+  EXPECT_EQ(LoadPerfCorpusFiles({dir + "/a.jsonl.gz"}).records.size(), 2u);
+
+  auto expect_refused = [&](const PerfCorpus& corpus, const std::string& part) {
+    WritePerfCorpus(dir + "/c.jsonl.gz", corpus);
+    try {
+      LoadPerfCorpusFiles({dir + "/a.jsonl.gz", dir + "/c.jsonl.gz"});
+      FAIL() << "no error; expected " << part;
+    } catch (const Error& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find(dir + "/c.jsonl.gz"), std::string::npos) << what;
+      EXPECT_NE(what.find(part), std::string::npos) << what;
+    }
+  };
+  PerfCorpus other_protocol = second;
+  other_protocol.header["protocol"]["min_repeats"] = 5;
+  expect_refused(other_protocol, "protocol field 'min_repeats'");
+  PerfCorpus extra_protocol_field = second;
+  extra_protocol_field.header["protocol"]["flush"] = "1";
+  expect_refused(extra_protocol_field, "protocol field 'flush'");
+  PerfCorpus other_cpu = second;
+  other_cpu.header["machine"]["cpu"] = "Another CPU";
+  expect_refused(other_cpu, "machine's CPU");
+  PerfCorpus other_templates = second;
+  other_templates.header["template_versions"]["cpu"] = 2;
+  expect_refused(other_templates, "template versions");
+  PerfCorpus repeated = second;
+  repeated.records.push_back(OkRecord());  // the first file's configuration of its operator
+  expect_refused(repeated, "also in an earlier file");
+  EXPECT_THROW(LoadPerfCorpusFiles({}), Error);
+}
+
 }  // namespace
 }  // namespace glimpse

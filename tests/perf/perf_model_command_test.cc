@@ -1,6 +1,6 @@
 // `glimpse perf-model evaluate` end to end on a tiny corpus written here (no measurement): the
 // tables (per kind and per operator too), the JSON report, the split with nothing held out, a
-// thinned training side, and a predictor name it does not know.
+// thinned training side, a corpus in two files, and a predictor name it does not know.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,22 +19,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Three dense operators and a depthwise one of different models, 12 sampled configurations each,
-// with times that grow with the configuration's position (no measurement: the command only reads
-// them).
-void WriteTinyCorpus(const std::string& path) {
+using OperatorsOfModels = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// Three dense operators and a depthwise one of different models.
+const OperatorsOfModels kTinyOperators = {
+    {"dense:M=16,N=64,K=32,bias=1", {"resnet18"}},
+    {"dense:M=8,N=32,K=64,bias=0", {"resnet50"}},
+    {"dense:M=32,N=32,K=32,bias=1", {"vgg16"}},
+    {"depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3,stride=1,pad=1,dilation=1,bias=0,relu=0",
+     {"alexnet"}}};
+
+// 12 sampled configurations of each operator, with times that grow with the configuration's
+// position (no measurement: the command only reads them).
+void WriteTinyCorpus(const std::string& path, const OperatorsOfModels& ops = kTinyOperators) {
   PerfCorpus corpus;
   corpus.header = Json{{"created_at", 1.0},
                        {"machine", {{"cpu", "test"}, {"cpus", 2}}},
                        {"protocol", {{"min_repeats", 3}}},
                        {"template_versions", {{"cpu", kCpuTemplateVersion}}},
                        {"program_graph_feature_version", 1}};
-  const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
-      {"dense:M=16,N=64,K=32,bias=1", {"resnet18"}},
-      {"dense:M=8,N=32,K=64,bias=0", {"resnet50"}},
-      {"dense:M=32,N=32,K=32,bias=1", {"vgg16"}},
-      {"depthwise_conv2d:N=1,C=8,H=8,W=8,R=3,S=3,stride=1,pad=1,dilation=1,bias=0,relu=0",
-       {"alexnet"}}};
   for (const auto& [text, models] : ops) {
     const Operator op = ParseOperator(text);
     const ConfigSpace space = MakeCpuSpace(op);
@@ -155,6 +158,20 @@ TEST(PerfModelCommand, EvaluatesEverySplitAndWritesJson) {
       "perf-model evaluate --corpus " + corpus + " --split models --train-operators 0", &rc);
   EXPECT_NE(rc, 0);
   EXPECT_NE(zero.find("--train-operators must be a share in (0, 1]"), std::string::npos) << zero;
+
+  // A corpus in two files: a second file's operator (of no zoo model) joins the training side.
+  const std::string extra = (dir / "extra.jsonl.gz").string();
+  WriteTinyCorpus(extra, {{"dense:M=4,N=64,K=64,bias=1", {}}});
+  const std::string json_two = (dir / "two.json").string();
+  const std::string two = RunGlimpse("perf-model evaluate --corpus " + corpus + "," + extra +
+                                         " --split models --predictors roofline --json " + json_two,
+                                     &rc);
+  ASSERT_EQ(rc, 0) << two;
+  std::ifstream two_in(json_two);
+  const Json two_report = Json::parse(two_in);
+  EXPECT_EQ(two_report["corpus"], corpus + "," + extra);
+  EXPECT_EQ(two_report["splits"][0]["train_records"], 48);
+  EXPECT_EQ(two_report["splits"][0]["test_records"], 12);
 
   const std::string bad =
       RunGlimpse("perf-model evaluate --corpus " + corpus + " --predictors gnn", &rc);

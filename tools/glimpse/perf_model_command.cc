@@ -46,7 +46,7 @@ void RunEvaluate(const PerfModelFlags& flags) {
         "--train-operators must be a share in (0, 1] of the training operators (got {})",
         flags.train_operators));
   }
-  const PerfCorpus corpus = LoadPerfCorpus(flags.corpus);
+  const PerfCorpus corpus = LoadPerfCorpusFiles(SplitCommaList(flags.corpus));
   std::vector<std::string> splits;
   for (const std::string& name : SplitCommaList(flags.split)) {
     if (name == "all") {
@@ -102,7 +102,10 @@ void AddPerfModelCommand(CLI::App& app) {
       "evaluate",
       "Score performance predictors on a corpus's random, held-out-operator and "
       "held-out-model splits (MAPE >= 5 us, Kendall tau, top-k slowdown)");
-  evaluate->add_option("--corpus", flags->corpus, "The corpus (glimpse corpus export)")->required();
+  evaluate
+      ->add_option("--corpus", flags->corpus,
+                   "The corpus (glimpse corpus export); several files read as one: A,B")
+      ->required();
   evaluate->add_option("--split", flags->split,
                        "random, operators, models, kind:KIND (every operator of one kind held "
                        "out, e.g. kind:depthwise_conv2d), none (every record to test, for "

@@ -504,7 +504,7 @@ PerfCorpus TrainingCorpus(const TrainPerfModelFlags& flags, size_t* total) {
   for (const std::string& op : flags.exclude_operators) {
     excluded_operators.insert(OperatorToString(ParseOperator(op)));
   }
-  PerfCorpus corpus = LoadPerfCorpus(flags.corpus_path);
+  PerfCorpus corpus = LoadPerfCorpusFiles(SplitCommaList(flags.corpus_path));
   *total = corpus.records.size();
   std::erase_if(corpus.records, [&](const PerfCorpusRecord& r) {
     if (excluded_operators.count(r.op)) return true;
@@ -612,7 +612,8 @@ void AddTrainPerfModel(CLI::App& train) {
       "The learned performance model: GraphSAGE (or the LSTM baseline) over program graphs, or "
       "XGBoost on loop features (--model xgb), trained on a measured corpus to predict ln(run "
       "time)");
-  cmd->add_option("--corpus", flags->corpus_path, "performance corpus (glimpse corpus export)")
+  cmd->add_option("--corpus", flags->corpus_path,
+                  "performance corpus (glimpse corpus export); several files read as one: A,B")
       ->required();
   cmd->add_option("--model", flags->architecture,
                   "graphsage, lstm, or xgb (XGBoost on loop features: AutoTVM's transfer model, "
