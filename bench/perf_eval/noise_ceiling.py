@@ -43,9 +43,9 @@ def kendall_tau_b(x, y):
     return None if denominator == 0 else (concordant - discordant) / denominator
 
 
-def records_by_operator(path):
-    """{op: [samples_s, …]} of the ok records with at least two samples."""
-    by_operator = collections.defaultdict(list)
+def sampled_ok_records(path):
+    """The ok records of a corpus file with at least two samples, in file order (a file that is
+    not a corpus ends the program naming it)."""
     with gzip.open(path, "rt") as lines:
         header = json.loads(next(lines))
         if header.get("format") != "glimpse-perf-corpus":
@@ -53,9 +53,15 @@ def records_by_operator(path):
                              f"{header.get('format')!r})")
         for line in lines:
             record = json.loads(line)
-            samples = record.get("samples_s") or []
-            if record.get("status") == "ok" and len(samples) >= 2:
-                by_operator[record["op"]].append(samples)
+            if record.get("status") == "ok" and len(record.get("samples_s") or []) >= 2:
+                yield record
+
+
+def records_by_operator(path):
+    """{op: [samples_s, …]} of the ok records with at least two samples."""
+    by_operator = collections.defaultdict(list)
+    for record in sampled_ok_records(path):
+        by_operator[record["op"]].append(record["samples_s"])
     return by_operator
 
 

@@ -43,18 +43,8 @@ _spec.loader.exec_module(noise_ceiling)
 
 def ok_records(path):
     """{(op, configuration as canonical JSON): samples_s} of the ok records with two samples."""
-    out = {}
-    with gzip.open(path, "rt") as lines:
-        header = json.loads(next(lines))
-        if header.get("format") != "glimpse-perf-corpus":
-            raise SystemExit(f"{path}: not a glimpse performance corpus (format "
-                             f"{header.get('format')!r})")
-        for line in lines:
-            record = json.loads(line)
-            samples = record.get("samples_s") or []
-            if record.get("status") == "ok" and len(samples) >= 2:
-                out[(record["op"], json.dumps(record["config"], sort_keys=True))] = samples
-    return out
+    return {(record["op"], json.dumps(record["config"], sort_keys=True)): record["samples_s"]
+            for record in noise_ceiling.sampled_ok_records(path)}
 
 
 def write_shared(first_path, again, out_path):
