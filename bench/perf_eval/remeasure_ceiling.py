@@ -41,9 +41,14 @@ noise_ceiling = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(noise_ceiling)
 
 
+def measured_key(record):
+    """A record's operator and configuration (as canonical JSON): what two sittings share."""
+    return record["op"], json.dumps(record["config"], sort_keys=True)
+
+
 def ok_records(path):
-    """{(op, configuration as canonical JSON): samples_s} of the ok records with two samples."""
-    return {(record["op"], json.dumps(record["config"], sort_keys=True)): record["samples_s"]
+    """{measured_key: samples_s} of the ok records with two samples."""
+    return {measured_key(record): record["samples_s"]
             for record in noise_ceiling.sampled_ok_records(path)}
 
 
@@ -52,8 +57,7 @@ def write_shared(first_path, again, out_path):
     (first_path's header, its record and operator counts made the subset's)."""
     with gzip.open(first_path, "rt") as lines:
         header = json.loads(next(lines))
-        kept = [record for record in map(json.loads, lines)
-                if (record["op"], json.dumps(record["config"], sort_keys=True)) in again]
+        kept = [record for record in map(json.loads, lines) if measured_key(record) in again]
     header["records"] = len(kept)
     header["operators"] = len({record["op"] for record in kept})
     with gzip.open(out_path, "wt") as out:

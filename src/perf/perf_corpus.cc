@@ -222,10 +222,12 @@ PerfCorpus LoadPerfCorpusFiles(const std::vector<std::string>& paths) {
   Json parts = Json::array();
   Json runs = merged.header.value("measure_runs", Json::array());
   parts.push_back({{"path", paths.front()}, {"records", merged.records.size()}});
-  std::set<std::string> measured;  // operator and configuration, to refuse one measured twice
-  for (const PerfCorpusRecord& record : merged.records) {
-    measured.insert(record.op + " " + record.config.dump());
-  }
+  // Operator and configuration, to refuse one measured in two files.
+  const auto measured_key = [](const PerfCorpusRecord& record) {
+    return record.op + " " + record.config.dump();
+  };
+  std::set<std::string> measured;
+  for (const PerfCorpusRecord& record : merged.records) measured.insert(measured_key(record));
   for (size_t i = 1; i < paths.size(); ++i) {
     PerfCorpus part = LoadPerfCorpus(paths[i]);
     const auto differs = [&](const Json& a, const Json& b, const std::string& what) {
@@ -237,11 +239,12 @@ PerfCorpus LoadPerfCorpusFiles(const std::vector<std::string>& paths) {
     };
     differs(merged.header["machine"].value("cpu", Json()),
             part.header["machine"].value("cpu", Json()), "machine's CPU");
-    for (const auto& [key, value] : merged.header["protocol"].items()) {
-      differs(value, part.header["protocol"].value(key, Json()), "protocol field '" + key + "'");
-    }
-    for (const auto& [key, value] : part.header["protocol"].items()) {
-      differs(merged.header["protocol"].value(key, Json()), value, "protocol field '" + key + "'");
+    // Every field of either side's protocol: one only the part has differs too.
+    Json fields = merged.header["protocol"];
+    fields.update(part.header["protocol"]);
+    for (const auto& [key, ignored] : fields.items()) {
+      differs(merged.header["protocol"].value(key, Json()),
+              part.header["protocol"].value(key, Json()), "protocol field '" + key + "'");
     }
     differs(merged.header["template_versions"], part.header["template_versions"],
             "template versions");
@@ -249,7 +252,7 @@ PerfCorpus LoadPerfCorpusFiles(const std::vector<std::string>& paths) {
             part.header["program_graph_feature_version"], "program-graph feature version");
     std::set<std::string> part_measured;
     for (const PerfCorpusRecord& record : part.records) {
-      const std::string key = record.op + " " + record.config.dump();
+      const std::string key = measured_key(record);
       if (measured.count(key)) {
         throw Error(fmt::format(
             "{}: operator {} with configuration {} is also in an earlier file; a corpus holds "

@@ -21,22 +21,22 @@ repo=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$repo"
 glimpse=${GLIMPSE:?set GLIMPSE to a build of cc0156a (see the comment at the top)}
 mkdir -p build/corpus
+# measure OPS_FILE PER_OPERATOR TUNED_BEST DB OUT: the corpus's measuring command, then its export.
+measure() {
+  "$glimpse" corpus measure --models none --ops "$1" --per-operator "$2" --tuned-best "$3" \
+    --seed 0 --db "$4"
+  "$glimpse" corpus export --db "$4" --out "$5"
+}
 case "${1:-}" in
   remeasure)
-    "$glimpse" corpus measure --models none --ops data/corpus/ops/remeasure_sample.txt \
-      --per-operator 60 --tuned-best 0 --seed 0 --db build/corpus/remeasure.db
-    "$glimpse" corpus export --db build/corpus/remeasure.db \
-      --out bench/results/perf_eval_wide/remeasure.jsonl.gz ;;
+    measure data/corpus/ops/remeasure_sample.txt 60 0 build/corpus/remeasure.db \
+      bench/results/perf_eval_wide/remeasure.jsonl.gz ;;
   depthwise)
-    "$glimpse" corpus measure --models none --ops data/corpus/ops/mobilenet_v1_depthwise.txt \
-      --per-operator 240 --tuned-best 32 --seed 0 --db build/corpus/mobilenet-v1-depthwise.db
-    "$glimpse" corpus export --db build/corpus/mobilenet-v1-depthwise.db \
-      --out data/corpus/cpu-amd-epyc-mobilenet-v1-depthwise.jsonl.gz ;;
+    measure data/corpus/ops/mobilenet_v1_depthwise.txt 240 32 \
+      build/corpus/mobilenet-v1-depthwise.db data/corpus/cpu-amd-epyc-mobilenet-v1-depthwise.jsonl.gz ;;
   pointwise)
-    "$glimpse" corpus measure --models none --ops data/corpus/ops/mobilenet_v1_pointwise.txt \
-      --per-operator 240 --tuned-best 32 --seed 0 --db build/corpus/mobilenet-v1-pointwise.db
-    "$glimpse" corpus export --db build/corpus/mobilenet-v1-pointwise.db \
-      --out data/corpus/cpu-amd-epyc-mobilenet-v1-pointwise.jsonl.gz ;;
+    measure data/corpus/ops/mobilenet_v1_pointwise.txt 240 32 \
+      build/corpus/mobilenet-v1-pointwise.db data/corpus/cpu-amd-epyc-mobilenet-v1-pointwise.jsonl.gz ;;
   *)
     echo "usage: measure.sh remeasure|depthwise|pointwise (with GLIMPSE set)" >&2
     exit 2 ;;
