@@ -9,12 +9,16 @@
 #   GLIMPSE=../glimpse-cc0156a/build/ci/glimpse bench/results/perf_eval_wide/measure.sh remeasure
 #   GLIMPSE=../glimpse-cc0156a/build/ci/glimpse bench/results/perf_eval_wide/measure.sh depthwise
 #   GLIMPSE=../glimpse-cc0156a/build/ci/glimpse bench/results/perf_eval_wide/measure.sh pointwise
+#   GLIMPSE=../glimpse-cc0156a/build/ci/glimpse bench/results/perf_eval_wide/measure.sh third
 #
 # remeasure: the first 60 uniform configurations (--seed 0, as the corpus) of six of the corpus's
 #   operators, into build/corpus/remeasure.db, exported beside this script.
 # depthwise: MobileNet-v1's eight depthwise layers that MobileNet-v2 does not share, with the
 #   corpus's settings (240 uniform, 32 tuned, seed 0), exported to data/corpus/.
 # pointwise: MobileNet-v1's nine distinct 1x1 layers, the same way.
+# third: EfficientNet-B0's depthwise and 1x1 layers MobileNet-v2 does not share, and nine batch-1
+#   classifier layers of other models, the same way, into three files (perf_eval.md, "A third
+#   model's layers and more classifier heads").
 # Both resume: the same command again measures what the database does not hold yet.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -37,7 +41,12 @@ case "${1:-}" in
   pointwise)
     measure data/corpus/ops/mobilenet_v1_pointwise.txt 240 32 \
       build/corpus/mobilenet-v1-pointwise.db data/corpus/cpu-amd-epyc-mobilenet-v1-pointwise.jsonl.gz ;;
+  third)
+    for part in efficientnet_b0_depthwise efficientnet_b0_pointwise classifier_heads; do
+      measure "data/corpus/ops/$part.txt" 240 32 "build/corpus/${part//_/-}.db" \
+        "data/corpus/cpu-amd-epyc-${part//_/-}.jsonl.gz"
+    done ;;
   *)
-    echo "usage: measure.sh remeasure|depthwise|pointwise (with GLIMPSE set)" >&2
+    echo "usage: measure.sh remeasure|depthwise|pointwise|third (with GLIMPSE set)" >&2
     exit 2 ;;
 esac
