@@ -78,6 +78,44 @@ TEST(PerfSplits, HeldOutOperatorsMovesWholeOperators) {
   EXPECT_EQ(SplitHeldOutOperators(corpus, 0.01, 1).test.size(), 9u);
 }
 
+TEST(PerfSplits, HeldOutOperatorsDrawsTestShapesFromTheFirstFileOnly) {
+  // Records of op0..op9 as a first file, then a further file of op10..op14 (as
+  // LoadPerfCorpusFiles leaves them: first file first, its count in the header's parts).
+  PerfCorpus first = TenOperators();
+  PerfCorpus grown = first;
+  for (int op = 10; op < 15; ++op) {
+    for (int i = 0; i < 10; ++i) grown.records.push_back(Record("op" + std::to_string(op), {}));
+  }
+  grown.header = {{"parts", {{{"path", "a"}, {"records", 100}}, {{"path", "b"}, {"records", 50}}}}};
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    const PerfSplit alone = SplitHeldOutOperators(first, 0.3, seed);
+    const PerfSplit split = SplitHeldOutOperators(grown, 0.3, seed);
+    std::set<std::string> alone_ops;
+    std::set<std::string> test_ops;
+    std::set<std::string> train_ops;
+    for (const PerfCorpusRecord* r : alone.test) alone_ops.insert(r->op);
+    for (const PerfCorpusRecord* r : split.test) test_ops.insert(r->op);
+    for (const PerfCorpusRecord* r : split.train) train_ops.insert(r->op);
+    // The same test shapes as the first file alone; the further file's five train, every time.
+    EXPECT_EQ(test_ops, alone_ops) << "seed " << seed;
+    EXPECT_EQ(split.train.size(), alone.train.size() + 50u) << "seed " << seed;
+    for (int op = 10; op < 15; ++op) {
+      EXPECT_EQ(train_ops.count("op" + std::to_string(op)), 1u) << "seed " << seed;
+    }
+    EXPECT_NE(split.note.find("further files' 5 other operators train only"), std::string::npos)
+        << split.note;
+  }
+  // Without parts (one file) every operator may be drawn: some seed holds a further one out.
+  grown.header = Json::object();
+  bool further_held_out = false;
+  for (uint64_t seed = 0; seed < 20 && !further_held_out; ++seed) {
+    for (const PerfCorpusRecord* r : SplitHeldOutOperators(grown, 0.3, seed).test) {
+      further_held_out = further_held_out || r->op.size() == 4;  // op10..op14
+    }
+  }
+  EXPECT_TRUE(further_held_out);
+}
+
 TEST(PerfSplits, ThinningKeepsWholeTrainingOperatorsAndLeavesTheTestSide) {
   const PerfCorpus corpus = TenOperators();
   PerfSplit split = SplitHeldOutOperators(corpus, 0.2, 3);  // 8 training operators, 72 records

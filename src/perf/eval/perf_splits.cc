@@ -47,6 +47,16 @@ std::vector<std::string> ShuffledOperators(const std::vector<const PerfCorpusRec
   return ops;
 }
 
+// How many of the corpus's records come from its first file: LoadPerfCorpusFiles puts them first
+// and counts them in the header's "parts"; a corpus read from one file is all first file.
+size_t FirstFileRecords(const PerfCorpus& corpus) {
+  const size_t all = corpus.records.size();
+  if (!corpus.header.is_object() || !corpus.header.contains("parts")) return all;
+  const Json& parts = corpus.header["parts"];
+  if (!parts.is_array() || parts.empty()) return all;
+  return std::min(all, parts.front().value("records", all));
+}
+
 }  // namespace
 
 PerfSplit SplitRandom(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
@@ -70,7 +80,20 @@ PerfSplit SplitRandom(const PerfCorpus& corpus, double test_fraction, uint64_t s
 PerfSplit SplitHeldOutOperators(const PerfCorpus& corpus, double test_fraction, uint64_t seed) {
   CheckFraction(test_fraction);
   const std::vector<const PerfCorpusRecord*> ok = OkRecords(corpus);
-  const std::vector<std::string> ops = ShuffledOperators(ok, seed);
+  // Test operators are drawn from the first file's alone: further files only add training data,
+  // so a corpus grown by them keeps the test side it had (the same seed, the same shapes).
+  const PerfCorpusRecord* first_file_end = corpus.records.data() + FirstFileRecords(corpus);
+  std::vector<const PerfCorpusRecord*> first_file;
+  std::set<std::string> further_ops;
+  for (const PerfCorpusRecord* record : ok) {
+    if (record < first_file_end) {
+      first_file.push_back(record);
+    } else {
+      further_ops.insert(record->op);
+    }
+  }
+  const std::vector<std::string> ops = ShuffledOperators(first_file, seed);
+  for (const std::string& op : ops) further_ops.erase(op);
   size_t test_ops =
       static_cast<size_t>(std::llround(test_fraction * static_cast<double>(ops.size())));
   if (ops.size() >= 2) test_ops = std::clamp<size_t>(test_ops, 1, ops.size() - 1);
@@ -82,6 +105,10 @@ PerfSplit SplitHeldOutOperators(const PerfCorpus& corpus, double test_fraction, 
   }
   split.note = std::to_string(test_ops) + " of " + std::to_string(ops.size()) +
                " operators held out at random, seed " + std::to_string(seed);
+  if (!further_ops.empty()) {
+    split.note += "; the further files' " + std::to_string(further_ops.size()) +
+                  " other operators train only";
+  }
   return split;
 }
 
