@@ -7,6 +7,7 @@
 # nothing else running:
 #   bash bench/results/perf_tuning_recheck/diverse.sh
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_recheck
 OUT=$HERE/diverse
 G=${GLIMPSE:-build/ci/glimpse}
@@ -18,11 +19,7 @@ echo "study $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
 python3 bench/perf_tuning/study.py run --ops "$HERE/ops.txt" --model build/study/perf-heldout.json \
   --out "$WORK" --budget 96 --seeds 1,2,3,4,5,6 \
   --strategies hardware16-diverse --glimpse "$G" >> "$OUT/sitting.log" 2>&1
-echo "recheck $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 3 --bench "$BENCH" --glimpse "$G" --json "$OUT/recheck.json" \
-  > "$OUT/recheck.md" 2> "$OUT/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
+recheck_sitting "$WORK" "$OUT"
 GLIMPSE=$G python3 "$HERE/choice_bound.py" "$WORK" "$OUT/recheck.json" > "$OUT/choice_bound.md"
 gzip -9 -f "$OUT/recheck.json"
 python3 bench/perf_tuning/study.py drift --out "$WORK" --glimpse "$G" > "$OUT/drift.txt" 2>&1 || true

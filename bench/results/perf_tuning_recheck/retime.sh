@@ -7,6 +7,7 @@
 # repository root with nothing else running:
 #   bash bench/results/perf_tuning_recheck/retime.sh NAME
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_recheck
 OUT=$HERE/${1:?give the output folder name, e.g. fifth_retiming}
 G=${GLIMPSE:-build/ci/glimpse}
@@ -14,11 +15,7 @@ BENCH=${BENCH:-build/ci/bench/bench_cpu_templates}
 WORK=build/study/recheck_more
 mkdir -p "$OUT"
 echo "build $(git rev-parse --short HEAD)" > "$OUT/sitting.log"
-echo "recheck $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 3 --bench "$BENCH" --glimpse "$G" --json "$OUT/recheck.json" \
-  > "$OUT/recheck.md" 2> "$OUT/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
+recheck_sitting "$WORK" "$OUT"
 GLIMPSE=$G python3 "$HERE/choice_bound.py" "$WORK" "$OUT/recheck.json" > "$OUT/choice_bound.md"
 for seeds in 1,2,3 4,5,6; do
   GLIMPSE=$G python3 "$HERE/choice_bound.py" "$WORK" "$OUT/recheck.json" --seeds "$seeds" \

@@ -6,6 +6,7 @@
 # (study.py recheck). Run
 # from the repository root, with nothing else running: bash bench/results/perf_tuning_recheck/run.sh
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_recheck
 G=${GLIMPSE:-build/ci/glimpse}
 BENCH=${BENCH:-build/ci/bench/bench_cpu_templates}
@@ -19,11 +20,7 @@ echo "study $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
 python3 bench/perf_tuning/study.py run --ops "$HERE/ops.txt" --model build/study/perf-heldout.json \
   --out "$WORK" --budget 96 --seeds 1,2,3 --strategies learned,learned16-recheck,hardware16,hardware16-recheck,xgb \
   --glimpse "$G" >> "$HERE/sitting.log" 2>&1
-echo "recheck $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 3 --bench "$BENCH" --glimpse "$G" --json "$HERE/recheck.json" \
-  > "$HERE/recheck.md" 2> "$HERE/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
+recheck_sitting "$WORK" "$HERE"
 gzip -9 -f "$HERE/recheck.json"
 python3 bench/perf_tuning/study.py summarize --out "$WORK" --glimpse "$G" --json "$HERE/summary.json" \
   > "$HERE/summary.md"

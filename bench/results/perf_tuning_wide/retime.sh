@@ -5,6 +5,7 @@
 # sitting's level was low"). Run from the repository root with nothing else running:
 #   bash bench/results/perf_tuning_wide/retime.sh NAME
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_wide
 STUDY=bench/results/perf_tuning_recheck
 OUT=$HERE/${1:?give the output folder name, e.g. second_retiming}
@@ -17,9 +18,5 @@ cp "$STUDY"/*.jsonl.gz "$STUDY"/more_seeds/*.jsonl.gz "$STUDY"/diverse/*.jsonl.g
   "$HERE"/hardware16@wide-s*.jsonl.gz "$WORK"/
 cp "$HERE"/study.json "$WORK"/study.json
 echo "build $(git rev-parse --short HEAD)" > "$OUT/sitting.log"
-echo "recheck $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 3 --bench "$BENCH" --glimpse "$G" --json "$OUT/recheck.json" \
-  > "$OUT/recheck.md" 2> "$OUT/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
+recheck_sitting "$WORK" "$OUT"
 gzip -9 -f "$OUT/recheck.json"

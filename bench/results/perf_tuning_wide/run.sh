@@ -6,6 +6,7 @@
 # incumbents re-timed side by side. Run from the repository root with nothing else running:
 #   bash bench/results/perf_tuning_wide/run.sh
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_wide
 STUDY=bench/results/perf_tuning_recheck
 G=${GLIMPSE:-build/ci/glimpse}
@@ -26,11 +27,7 @@ echo "study $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
 python3 bench/perf_tuning/study.py run --ops "$STUDY/ops.txt" --model build/study/perf-heldout-wide.json \
   --label wide --out "$WORK" --budget 96 --seeds 1,2,3,4,5,6 --strategies hardware16 \
   --glimpse "$G" >> "$HERE/sitting.log" 2>&1
-echo "recheck $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 3 --bench "$BENCH" --glimpse "$G" --json "$HERE/recheck.json" \
-  > "$HERE/recheck.md" 2> "$HERE/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$HERE/sitting.log"
+recheck_sitting "$WORK" "$HERE"
 gzip -9 -f "$HERE/recheck.json"
 cp "$WORK"/study.json "$HERE/"
 for db in "$WORK"/hardware16@wide-s*.db; do
