@@ -125,8 +125,12 @@ struct XgbPerfOptions {
   double eta = 0.1;  // learning rate
   int max_depth = 6;
   double min_child_weight = 1.0;
-  double subsample = 1.0;  // 1: deterministic for a seed
-  int num_threads = 1;     // XGBoost nthread (0: every hardware thread)
+  double subsample = 1.0;  // share of rows each tree samples; 1: deterministic for a seed
+  // Share of the feature columns each tree samples (XGBoost colsample_bytree). Below 1 it trades
+  // in-sample fit for trees that cannot all lean on the same few sizes — a regulariser for
+  // configurations and shapes the corpus does not hold.
+  double colsample_bytree = 1.0;
+  int num_threads = 1;  // XGBoost nthread (0: every hardware thread)
   uint64_t seed = 0;
   // What is learned: "log-time", ln(time_s) by squared error (the prediction is a time); or
   // "rank", the order within each operator by XGBoost's pairwise rank loss (rank:pairwise, one
@@ -185,13 +189,15 @@ std::unique_ptr<PerfPredictor> MakeModelFilePerfPredictor(const std::string& pat
 struct PerfPredictorOptions {
   MachineProfile profile;  // the roofline's
   XgbPerfOptions xgb;
-  // Makes the learned model that trains in Fit ("graphsage", "lstm"): training needs libtorch,
+  // Makes the learned model that trains in Fit ("graphsage", "lstm", and "graphsage-efficiency",
+  // "lstm-efficiency": relative to the roofline's estimate on `profile`): training needs libtorch,
   // which this library does not link, so the caller that has it (glimpse_perf_training's
   // MakeLearnedPerfPredictor) supplies it. Empty: those names are refused, saying why.
   std::function<std::unique_ptr<PerfPredictor>(const std::string& architecture)> learned;
 };
 // "roofline" (uncalibrated), "roofline-cal" (per-kind scale), "xgb", "xgb-rank" (target "rank"),
-// "graphsage", "lstm" (with options.learned), "file:PATH" (a trained model file). Throws Error
+// "graphsage", "lstm", "graphsage-efficiency", "lstm-efficiency" (with options.learned),
+// "file:PATH" (a trained model file). Throws Error
 // listing the known names.
 std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
                                                  const PerfPredictorOptions& options);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,11 @@ namespace glimpse {
 struct PerfTrainingExample {
   ProgramGraph graph;
   double log_time = 0.0;  // ln(seconds)
-  std::string group;      // what the rank loss and the validation split group by: the operator
+  // ln of a baseline estimate the network learns a correction to (0: none, the plain target). The
+  // network then learns log_time − log_offset, a prediction is the offset added back, and the rank
+  // loss orders pairs by the predicted times (offset included) against their measured ones.
+  double log_offset = 0.0;
+  std::string group;  // what the rank loss and the validation split group by: the operator
 };
 
 // The examples of a corpus: every ok record with a positive time, its program rebuilt from the
@@ -98,7 +103,14 @@ PerfModel TrainPerfModel(const std::vector<PerfTrainingExample>& examples,
 // training records (their own validation operators for early stopping come out of those, so the
 // test side is never seen); PredictSeconds is the plain C++ inference over the test side's graphs.
 // `progress` (may be null) gets the training's lines.
-std::unique_ptr<PerfPredictor> MakeLearnedPerfPredictor(const PerfModelTrainOptions& options,
-                                                        std::ostream* progress = nullptr);
+//
+// With `efficiency` (a machine profile), the network learns each program's time relative to the
+// roofline's estimate on that profile (EstimateRoofline), as xgb-efficiency-roofline-schedule
+// does: the log of the factor by which a schedule misses the estimate, which keeps its meaning on
+// shapes never seen, where a log time moves with the shape. The estimate is added back to each
+// prediction. (Evaluation only: a saved model file has no place for the profile.)
+std::unique_ptr<PerfPredictor> MakeLearnedPerfPredictor(
+    const PerfModelTrainOptions& options, std::ostream* progress = nullptr,
+    std::optional<MachineProfile> efficiency = std::nullopt);
 
 }  // namespace glimpse

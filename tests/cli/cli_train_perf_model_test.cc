@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli_fixture.h"
+#include "glimpse/json_file.h"
 #include "glimpse/perf_model.h"
 #include "glimpse/xgb_perf_model.h"
 #include "perf/synthetic_perf_corpus.h"
@@ -72,6 +73,23 @@ TEST_F(CliTrainPerfModelTest, EvaluateTrainsTheLearnedModelsAndReadsAFile) {
   EXPECT_EQ(scores[2]["predictor"], "file:" + model);
   EXPECT_EQ(scores[2]["details"]["architecture"], "graphsage");
   for (const Json& score : scores) EXPECT_EQ(score["tau_operators"], 1);
+
+  // The network relative to the roofline's estimate on the evaluation's --profile, and the
+  // XGBoost sampling options, in one run.
+  const std::string relative = Db("eval-relative.json");
+  result = RunGlimpse({"perf-model", "evaluate", "--corpus", corpus, "--split", "operators",
+                       "--predictors", "lstm-efficiency,xgb", "--epochs", "2", "--hidden", "8",
+                       "--xgb-rounds", "5", "--xgb-colsample", "0.5", "--json", relative});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("training lstm-efficiency on"), std::string::npos) << result.err;
+  std::ifstream relative_in(relative);
+  const Json relative_report = Json::parse(relative_in);
+  const Json& relative_scores = relative_report["splits"][0]["scores"];
+  ASSERT_EQ(relative_scores.size(), 2u);
+  EXPECT_EQ(relative_scores[0]["predictor"], "lstm-efficiency");
+  EXPECT_EQ(relative_scores[0]["details"]["architecture"], "lstm-efficiency");
+  EXPECT_EQ(relative_scores[0]["details"]["target"], "log-efficiency");
+  EXPECT_EQ(relative_scores[1]["details"]["colsample_bytree"], 0.5);
 }
 
 TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
@@ -90,6 +108,8 @@ TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {
   EXPECT_NE(loaded->MadeBy().find("--model xgb --xgb-rounds 20"), std::string::npos)
       << loaded->MadeBy();
   EXPECT_NE(loaded->MadeBy().find("--exclude-operator"), std::string::npos);
+  // XGBoost's default sampling is left off the remake command.
+  EXPECT_EQ(loaded->MadeBy().find("--xgb-colsample"), std::string::npos) << loaded->MadeBy();
   const Json& info = loaded->TrainingInfo();
   EXPECT_EQ(info.at("examples"), 24);
   EXPECT_EQ(info.at("machine").at("cpu"), "synthetic");  // the corpus header's
@@ -214,6 +234,28 @@ TEST_F(CliTrainPerfModelTest, RefusesTheOtherKindsFlags) {
   EXPECT_NE(result.err.find("--xgb-rounds is a flag of --model xgb; --model is 'graphsage'"),
             std::string::npos)
       << result.err;
+}
+
+TEST_F(CliTrainPerfModelTest, XgbSamplingOptionsReachTheFileAndItsRemakeCommand) {
+  const std::string out = Db("xgb-sampled.json");
+  CommandResult result =
+      RunGlimpse({"train", "perf-model", "--corpus", Corpus(), "--model", "xgb", "--xgb-rounds",
+                  "10", "--xgb-colsample", "0.5", "--xgb-subsample", "0.8",
+                  "--xgb-min-child-weight", "4", "--out", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const Json json = ReadJsonFile(out, "test");
+  EXPECT_EQ(json.at("options").at("colsample_bytree"), 0.5);
+  EXPECT_EQ(json.at("options").at("subsample"), 0.8);
+  EXPECT_EQ(json.at("options").at("min_child_weight"), 4.0);
+  const std::string made_by = json.at("made_by").get<std::string>();
+  EXPECT_NE(made_by.find("--xgb-subsample 0.8 --xgb-colsample 0.5 --xgb-min-child-weight 4"),
+            std::string::npos)
+      << made_by;
+  // A share outside (0, 1] is refused by the flag, naming it.
+  result = RunGlimpse({"train", "perf-model", "--corpus", Corpus(), "--model", "xgb",
+                       "--xgb-colsample", "1.5", "--out", Db("bad.json")});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--xgb-colsample"), std::string::npos) << result.err;
 }
 
 TEST_F(CliTrainPerfModelTest, RefusesAnUnknownArchitecture) {

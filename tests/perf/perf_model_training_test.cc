@@ -3,6 +3,7 @@
 // a seeded run is repeatable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "glimpse/error.h"
@@ -80,6 +81,29 @@ TEST(PerfModelTrainingTest, SeededRunsAreRepeatable) {
   EXPECT_EQ(a.PredictLogTimes(graphs), b.PredictLogTimes(graphs));
 }
 
+// A model learns ln time less each example's offset: with one offset for every example it is the
+// plain model shifted by that offset (the standardised targets and the rank loss's pairs are the
+// same), so a prediction plus the offset is the plain model's.
+TEST(PerfModelTrainingTest, AnOffsetIsLearnedAround) {
+  PerfModelTrainOptions options = SmallOptions(PerfModelArchitecture::kGraphSage);
+  options.epochs = 3;
+  options.rank_loss_weight = 0.5;
+  std::vector<PerfTrainingExample> shifted = Examples();
+  for (PerfTrainingExample& e : shifted) e.log_offset = 2.5;
+  const PerfModel plain = TrainPerfModel(Examples(), options);
+  const PerfModel relative = TrainPerfModel(shifted, options);
+  std::vector<const ProgramGraph*> graphs;
+  for (const PerfTrainingExample& e : Examples()) graphs.push_back(&e.graph);
+  const std::vector<double> a = plain.PredictLogTimes(graphs);
+  const std::vector<double> b = relative.PredictLogTimes(graphs);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(b[i] + 2.5, a[i], 1e-3) << i;
+  // Offsets that differ between examples change what is learned.
+  for (size_t i = 0; i < shifted.size(); ++i) shifted[i].log_offset = 0.1 * double(i % 7);
+  const PerfModel varied = TrainPerfModel(shifted, options);
+  EXPECT_NE(varied.PredictLogTimes(graphs), b);
+}
+
 TEST(PerfModelTrainingTest, RefusesNoExamplesAndBadOptions) {
   EXPECT_THROW(TrainPerfModel({}, PerfModelTrainOptions()), Error);
   PerfModelTrainOptions options;
@@ -113,6 +137,39 @@ TEST(PerfModelTrainingTest, LearnedPredictorRanksTheTestSide) {
   EXPECT_EQ(
       described["train_examples"].get<size_t>() + described["validation_examples"].get<size_t>(),
       split.train.size());
+  EXPECT_EQ(described["target"], "log-time");
+}
+
+// Relative to the roofline's estimate: the network learns ln(time / estimate) and adds the
+// estimate back, so its predictions are times (of the measured order) that rank the test side.
+TEST(PerfModelTrainingTest, LearnedPredictorRelativeToTheRoofline) {
+  const PerfCorpus corpus = testing_perf::SyntheticCorpus(48, 7);
+  const PerfSplit split = SplitRandom(corpus, 0.25, 1);
+  PerfModelTrainOptions train = SmallOptions(PerfModelArchitecture::kGraphSage);
+  train.epochs = 30;
+  const MachineProfile profile = LoadMachineProfile(DefaultMachineProfilePath());
+  auto predictor = MakeLearnedPerfPredictor(train, nullptr, profile);
+  EXPECT_EQ(predictor->Name(), "graphsage-efficiency");
+  EXPECT_EQ(predictor->Describe()["target"], "log-efficiency");
+  predictor->Fit(split.train);
+  const std::vector<double> predicted = predictor->PredictSeconds(split.test);
+  ASSERT_EQ(predicted.size(), split.test.size());
+  const WithinOperatorTau tau = KendallTauWithinOperator(split.test, predicted);
+  EXPECT_EQ(tau.operators, 5);
+  EXPECT_GT(tau.mean, 0.5);
+  // Times, not residuals: the median prediction within a factor of 3 of the median measurement.
+  std::vector<double> ratio;
+  for (size_t i = 0; i < predicted.size(); ++i)
+    ratio.push_back(predicted[i] / split.test[i]->time_s);
+  std::nth_element(ratio.begin(), ratio.begin() + ratio.size() / 2, ratio.end());
+  EXPECT_GT(ratio[ratio.size() / 2], 1.0 / 3.0);
+  EXPECT_LT(ratio[ratio.size() / 2], 3.0);
+  // The registry's names reach it through the caller's factory.
+  PerfPredictorOptions options;
+  options.learned = [&](const std::string&) {
+    return MakeLearnedPerfPredictor(train, nullptr, profile);
+  };
+  EXPECT_EQ(MakePerfPredictor("graphsage-efficiency", options)->Name(), "graphsage-efficiency");
 }
 
 }  // namespace

@@ -338,7 +338,8 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
     EXPECT_NE(std::string(error.what())
                   .find("known: roofline, roofline-cal, xgb, xgb-rank, xgb-roofline, "
                         "xgb-rank-roofline, xgb-roofline-schedule, xgb-rank-roofline-schedule, "
-                        "xgb-efficiency-roofline-schedule, graphsage, lstm, file:MODEL.json"),
+                        "xgb-efficiency-roofline-schedule, graphsage, lstm, graphsage-efficiency, "
+                        "lstm-efficiency, file:MODEL.json"),
               std::string::npos)
         << error.what();
   }
@@ -356,6 +357,14 @@ TEST(PerfPredictors, ByNameListsTheKnownOnes) {
   };
   MakePerfPredictor("lstm", options);
   EXPECT_TRUE(asked);
+  // The networks relative to the roofline reach the caller's factory under their own names.
+  std::string named;
+  options.learned = [&](const std::string& name) {
+    named = name;
+    return MakePerfPredictor("roofline", options);
+  };
+  MakePerfPredictor("graphsage-efficiency", options);
+  EXPECT_EQ(named, "graphsage-efficiency");
   EXPECT_THROW(MakePerfPredictor("file:/nonexistent/model.json", options), Error);
 }
 

@@ -202,6 +202,32 @@ TEST(XgbPerfModelTest, ScheduleFeaturesAreKeptInTheFileAndNeedAProfile) {
   EXPECT_THROW(MakeXgbPerfPredictor(bare), Error);
 }
 
+TEST(XgbPerfModelTest, ColumnSamplingIsKeptInTheFileAndChangesTheTrees) {
+  XgbPerfOptions options = SmallOptions();
+  options.colsample_bytree = 0.5;
+  const XgbPerfModel model = XgbPerfModel::Train(Records(), options);
+  const Json json = model.ToJson();
+  EXPECT_EQ(json.at("options").at("colsample_bytree"), 0.5);
+  const SomeNests some;
+  const XgbPerfModel loaded = XgbPerfModel::FromJson(json, "m.json");
+  EXPECT_EQ(loaded.options().colsample_bytree, 0.5);
+  EXPECT_EQ(loaded.PredictLogTimes(some.pointers), model.PredictLogTimes(some.pointers));
+  // Trees that see half the columns are other trees than the default's.
+  EXPECT_NE(model.PredictLogTimes(some.pointers), TrainedModel().PredictLogTimes(some.pointers));
+  // A file from before the option read every column.
+  Json older = TrainedModel().ToJson();
+  older["options"].erase("colsample_bytree");
+  EXPECT_EQ(XgbPerfModel::FromJson(older, "m.json").options().colsample_bytree, 1.0);
+  // Shares outside (0, 1] are refused, naming the value.
+  XgbPerfOptions bad = SmallOptions();
+  bad.colsample_bytree = 0.0;
+  const std::string message = ErrorMessageOf([&] { XgbPerfModel::Train(Records(), bad); });
+  EXPECT_NE(message.find("colsample 0 must lie in (0, 1]"), std::string::npos) << message;
+  bad = SmallOptions();
+  bad.subsample = 1.5;
+  EXPECT_THROW(XgbPerfModel::Train(Records(), bad), Error);
+}
+
 TEST(XgbPerfModelTest, AnotherFeatureVersionIsRefusedWithTheRemakeCommand) {
   const Json good = TrainedModel().ToJson();
   Json json = good;

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "commands.h"
 #include "format.h"
@@ -33,6 +35,10 @@ struct PerfModelFlags {
   std::string profile;  // empty: DefaultMachineProfilePath()
   int xgb_rounds = XgbPerfOptions{}.rounds;
   int xgb_max_depth = XgbPerfOptions{}.max_depth;
+  double xgb_eta = XgbPerfOptions{}.eta;
+  double xgb_subsample = XgbPerfOptions{}.subsample;
+  double xgb_colsample = XgbPerfOptions{}.colsample_bytree;
+  double xgb_min_child_weight = XgbPerfOptions{}.min_child_weight;
   PerfModelTrainOptions learned;  // graphsage and lstm: trained on each split's training side
   std::string rank_loss = "logistic";
   bool quiet = false;
@@ -63,16 +69,26 @@ void RunEvaluate(const PerfModelFlags& flags) {
       LoadMachineProfile(flags.profile.empty() ? DefaultMachineProfilePath() : flags.profile);
   options.xgb.rounds = flags.xgb_rounds;
   options.xgb.max_depth = flags.xgb_max_depth;
+  options.xgb.eta = flags.xgb_eta;
+  options.xgb.subsample = flags.xgb_subsample;
+  options.xgb.colsample_bytree = flags.xgb_colsample;
+  options.xgb.min_child_weight = flags.xgb_min_child_weight;
   options.xgb.seed = flags.seed;
 #ifdef GLIMPSE_PERF_EVAL_TRAINS
   PerfModelTrainOptions learned = flags.learned;
   learned.rank_loss = ParsePerfRankLoss(flags.rank_loss);
   learned.seed = flags.seed;
   std::ostream* progress = flags.quiet ? nullptr : &std::cerr;
-  options.learned = [learned, progress](const std::string& architecture) {
+  // "graphsage-efficiency", "lstm-efficiency": the network relative to the roofline's estimate on
+  // the evaluation's profile, as xgb-efficiency-roofline-schedule is.
+  options.learned = [learned, progress, profile = options.profile](const std::string& name) {
+    constexpr std::string_view kEfficiency = "-efficiency";
+    const bool efficiency = name.ends_with(kEfficiency);
     PerfModelTrainOptions o = learned;
-    o.shape.architecture = ParsePerfModelArchitecture(architecture);
-    return MakeLearnedPerfPredictor(o, progress);
+    o.shape.architecture = ParsePerfModelArchitecture(
+        efficiency ? name.substr(0, name.size() - kEfficiency.size()) : name);
+    return MakeLearnedPerfPredictor(
+        o, progress, efficiency ? std::optional<MachineProfile>(profile) : std::nullopt);
   };
 #endif
   // The one place the evaluation makes predictors.
@@ -117,8 +133,9 @@ void AddPerfModelCommand(CLI::App& app) {
                        "xgb-roofline-schedule, xgb-rank-roofline-schedule (and the schedule's "
                        "ratios on that profile's machine), xgb-efficiency-roofline-schedule "
                        "(the last, learning ln(time / the roofline's estimate)), graphsage, lstm "
-                       "(trained on each split's training "
-                       "side), file:MODEL.json (a trained model as it is; "
+                       "(trained on each split's training side), graphsage-efficiency, "
+                       "lstm-efficiency (the same learning ln(time / the roofline's estimate)), "
+                       "file:MODEL.json (a trained model as it is; "
                        "file:A.json+B.json their mean)");
   evaluate->add_option("--seed", flags->seed,
                        "The splits', XGBoost's and the learned models' seed");
@@ -135,6 +152,20 @@ void AddPerfModelCommand(CLI::App& app) {
   evaluate->add_option("--xgb-rounds", flags->xgb_rounds, "XGBoost boosting rounds");
   evaluate->add_option("--xgb-max-depth", flags->xgb_max_depth, "XGBoost tree depth")
       ->check(CLI::Range(1, 32));
+  evaluate->add_option("--xgb-eta", flags->xgb_eta, "XGBoost learning rate")
+      ->check(CLI::PositiveNumber);
+  evaluate
+      ->add_option("--xgb-subsample", flags->xgb_subsample,
+                   "XGBoost: share of the rows each tree samples, in (0, 1]")
+      ->check(CLI::Range(1e-6, 1.0));
+  evaluate
+      ->add_option("--xgb-colsample", flags->xgb_colsample,
+                   "XGBoost: share of the feature columns each tree samples, in (0, 1]")
+      ->check(CLI::Range(1e-6, 1.0));
+  evaluate
+      ->add_option("--xgb-min-child-weight", flags->xgb_min_child_weight,
+                   "XGBoost: least hessian weight (rows, for squared error) in a leaf")
+      ->check(CLI::NonNegativeNumber);
   AddPerfTrainFlags(evaluate, flags->learned, flags->rank_loss, "graphsage/lstm: ");
   evaluate->add_flag("--per-operator", flags->per_operator,
                      "Also report every test operator's metrics (text and JSON)");

@@ -459,9 +459,27 @@ const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hid
                                      "--hops",      "--readout-hidden",   "--lr",
                                      "--rank-loss", "--rank-loss-weight", "--validation-fraction",
                                      "--patience"};
-const char* const kXgbFlags[] = {"--xgb-rounds",  "--xgb-eta",    "--xgb-max-depth",
-                                 "--xgb-threads", "--xgb-target", "--xgb-roofline-profile",
-                                 "--xgb-schedule"};
+const char* const kXgbFlags[] = {"--xgb-rounds",    "--xgb-eta",
+                                 "--xgb-max-depth", "--xgb-threads",
+                                 "--xgb-target",    "--xgb-roofline-profile",
+                                 "--xgb-schedule",  "--xgb-subsample",
+                                 "--xgb-colsample", "--xgb-min-child-weight"};
+
+// The sampling and leaf-size options, on the command line only where they differ from XGBoost's
+// defaults, so that the made_by line of a default model reads as it always has.
+std::string XgbRegularisation(const XgbPerfOptions& xgb) {
+  const XgbPerfOptions defaults;
+  std::string line;
+  if (xgb.subsample != defaults.subsample)
+    line += fmt::format(" --xgb-subsample {:g}", xgb.subsample);
+  if (xgb.colsample_bytree != defaults.colsample_bytree) {
+    line += fmt::format(" --xgb-colsample {:g}", xgb.colsample_bytree);
+  }
+  if (xgb.min_child_weight != defaults.min_child_weight) {
+    line += fmt::format(" --xgb-min-child-weight {:g}", xgb.min_child_weight);
+  }
+  return line;
+}
 
 std::string Exclusions(const TrainPerfModelFlags& flags) {
   std::string line;
@@ -480,8 +498,8 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
            (flags.xgb_roofline_profile.empty()
                 ? std::string()
                 : " --xgb-roofline-profile " + flags.xgb_roofline_profile) +
-           (flags.xgb.schedule ? " --xgb-schedule" : "") + Exclusions(flags) + " --out " +
-           flags.out_path;
+           (flags.xgb.schedule ? " --xgb-schedule" : "") + XgbRegularisation(flags.xgb) +
+           Exclusions(flags) + " --out " + flags.out_path;
   }
   const PerfModelTrainOptions& o = flags.options;
   std::string line = fmt::format(
@@ -631,6 +649,18 @@ void AddTrainPerfModel(CLI::App& train) {
       ->default_str("log-time");
   cmd->add_option("--xgb-max-depth", flags->xgb.max_depth, "xgb: depth of each tree")
       ->default_str("6");
+  cmd->add_option("--xgb-subsample", flags->xgb.subsample,
+                  "xgb: share of the rows each tree samples, in (0, 1]")
+      ->check(CLI::Range(1e-6, 1.0))
+      ->default_str("1");
+  cmd->add_option("--xgb-colsample", flags->xgb.colsample_bytree,
+                  "xgb: share of the feature columns each tree samples, in (0, 1]")
+      ->check(CLI::Range(1e-6, 1.0))
+      ->default_str("1");
+  cmd->add_option("--xgb-min-child-weight", flags->xgb.min_child_weight,
+                  "xgb: least hessian weight (rows, for squared error) in a leaf")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("1");
   cmd->add_option("--xgb-roofline-profile", flags->xgb_roofline_profile,
                   "xgb: also give the trees the roofline's estimate of each program on this "
                   "machine profile (the corpus machine's, e.g. data/hardware/"

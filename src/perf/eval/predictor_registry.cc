@@ -18,6 +18,8 @@ const std::vector<std::string>& PerfPredictorNames() {
       "xgb-efficiency-roofline-schedule",
       "graphsage",
       "lstm",
+      "graphsage-efficiency",
+      "lstm-efficiency",
   };
   return names;
 }
@@ -42,7 +44,8 @@ std::unique_ptr<PerfPredictor> MakePerfPredictor(const std::string& name,
     xgb.schedule = schedule;
     return MakeXgbPerfPredictor(xgb);
   }
-  if (name == "graphsage" || name == "lstm") {
+  if (name == "graphsage" || name == "lstm" || name == "graphsage-efficiency" ||
+      name == "lstm-efficiency") {
     if (!options.learned) {
       throw Error("performance predictor '" + name +
                   "' trains with libtorch, which this build lacks (GLIMPSE_WITH_TORCH=OFF or "

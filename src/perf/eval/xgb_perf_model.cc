@@ -86,6 +86,14 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   if (options.rounds < 1 || options.eta <= 0.0 || options.max_depth < 1) {
     throw Error("xgb perf model: rounds and max_depth must be ≥ 1 and eta > 0");
   }
+  if (!(options.subsample > 0.0 && options.subsample <= 1.0) ||
+      !(options.colsample_bytree > 0.0 && options.colsample_bytree <= 1.0) ||
+      !(options.min_child_weight >= 0.0)) {
+    throw Error(fmt::format(
+        "xgb perf model: subsample {:g} and colsample {:g} must lie in (0, 1], min_child_weight "
+        "{:g} must be ≥ 0",
+        options.subsample, options.colsample_bytree, options.min_child_weight));
+  }
   const bool rank = options.target == "rank";
   const bool efficiency = options.target == "log-efficiency";
   if (!KnownTarget(options.target)) {
@@ -156,6 +164,7 @@ XgbPerfModel XgbPerfModel::Train(const std::vector<const PerfCorpusRecord*>& rec
   booster.SetParam("max_depth", std::to_string(options.max_depth));
   booster.SetParam("min_child_weight", std::to_string(options.min_child_weight));
   booster.SetParam("subsample", std::to_string(options.subsample));
+  booster.SetParam("colsample_bytree", std::to_string(options.colsample_bytree));
   const int threads = options.num_threads > 0
                           ? options.num_threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -192,8 +201,8 @@ Json XgbPerfModel::ToJson() const {
   Json options = {
       {"rounds", options_.rounds},       {"eta", options_.eta},
       {"max_depth", options_.max_depth}, {"min_child_weight", options_.min_child_weight},
-      {"subsample", options_.subsample}, {"seed", options_.seed},
-      {"target", options_.target}};
+      {"subsample", options_.subsample}, {"colsample_bytree", options_.colsample_bytree},
+      {"seed", options_.seed},           {"target", options_.target}};
   if (options_.roofline) options["roofline_profile"] = MachineProfileToJson(*options_.roofline);
   if (options_.schedule) options["schedule_features"] = true;
   return {{"format", kPerfModelFormat},
@@ -244,6 +253,10 @@ XgbPerfModel XgbPerfModel::FromJson(const Json& json, const std::string& origin)
   options.max_depth = IntField(o, "max_depth", where);
   options.min_child_weight = NumberField(o, "min_child_weight", where);
   options.subsample = NumberField(o, "subsample", where);
+  // Files written before column sampling was an option used every column.
+  if (o.contains("colsample_bytree")) {
+    options.colsample_bytree = NumberField(o, "colsample_bytree", where);
+  }
   if (o.contains("seed") && o.at("seed").is_number_unsigned()) {
     options.seed = o.at("seed").get<uint64_t>();
   }

@@ -215,6 +215,7 @@ class XgbPerfPredictor : public PerfPredictor {
         {"max_depth", options_.max_depth},
         {"min_child_weight", options_.min_child_weight},
         {"subsample", options_.subsample},
+        {"colsample_bytree", options_.colsample_bytree},
         {"seed", options_.seed},
         {"train_rows", trained_rows_}};
   }

@@ -1,8 +1,9 @@
 // The learned performance model as an evaluation predictor (glimpse/perf_training.h
 // MakeLearnedPerfPredictor): trained on the split's training side, scored on its test side with
-// the same metrics as the roofline and XGBoost.
+// the same metrics as the roofline and XGBoost; optionally relative to the roofline's estimate.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -14,13 +15,27 @@
 namespace glimpse {
 namespace {
 
+// ln of the roofline's estimate of each record's program on `profile`.
+std::vector<double> LogRooflineEstimates(const std::vector<const PerfCorpusRecord*>& records,
+                                         const MachineProfile& profile) {
+  std::vector<double> out;
+  out.reserve(records.size());
+  for (const PerfCorpusRecord* record : records) {
+    const RooflineEstimate estimate = EstimateRoofline(RecordNest(*record), profile);
+    out.push_back(std::log(std::max(estimate.time_s, 1e-12)));
+  }
+  return out;
+}
+
 class LearnedPerfPredictor : public PerfPredictor {
  public:
-  LearnedPerfPredictor(PerfModelTrainOptions options, std::ostream* progress)
-      : options_(options), progress_(progress) {}
+  LearnedPerfPredictor(PerfModelTrainOptions options, std::ostream* progress,
+                       std::optional<MachineProfile> efficiency)
+      : options_(options), progress_(progress), efficiency_(std::move(efficiency)) {}
 
   std::string Name() const override {
-    return PerfModelArchitectureName(options_.shape.architecture);
+    return std::string(PerfModelArchitectureName(options_.shape.architecture)) +
+           (efficiency_ ? "-efficiency" : "");
   }
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
@@ -32,6 +47,22 @@ class LearnedPerfPredictor : public PerfPredictor {
       throw Error(fmt::format("{} perf predictor: {} training records cannot be rebuilt, e.g. {}",
                               Name(), skipped.size(), skipped.front()));
     }
+    if (efficiency_) {
+      // PerfTrainingExamples keeps the ok records with a positive time, in order (none skipped,
+      // above): the same records' estimates, in the same order.
+      std::vector<const PerfCorpusRecord*> kept;
+      for (const PerfCorpusRecord* record : train) {
+        if (record->ok() && record->time_s > 0.0 && std::isfinite(record->time_s)) {
+          kept.push_back(record);
+        }
+      }
+      const std::vector<double> offsets = LogRooflineEstimates(kept, *efficiency_);
+      if (offsets.size() != examples.size()) {
+        throw Error(fmt::format("{} perf predictor: {} estimates for {} examples", Name(),
+                                offsets.size(), examples.size()));
+      }
+      for (size_t i = 0; i < examples.size(); ++i) examples[i].log_offset = offsets[i];
+    }
     if (progress_) {
       *progress_ << fmt::format("training {} on {} records …\n", Name(), examples.size());
     }
@@ -40,7 +71,12 @@ class LearnedPerfPredictor : public PerfPredictor {
 
   std::vector<double> PredictSeconds(const std::vector<const PerfCorpusRecord*>& records) override {
     if (!model_) throw Error(Name() + " perf predictor: PredictSeconds before Fit");
-    return PredictRecordSeconds(*model_, records);
+    std::vector<double> seconds = PredictRecordSeconds(*model_, records);
+    if (efficiency_) {
+      const std::vector<double> offsets = LogRooflineEstimates(records, *efficiency_);
+      for (size_t i = 0; i < seconds.size(); ++i) seconds[i] *= std::exp(offsets[i]);
+    }
+    return seconds;
   }
 
   Json Describe() const override {
@@ -55,7 +91,8 @@ class LearnedPerfPredictor : public PerfPredictor {
                 {"rank_loss_weight", options_.rank_loss_weight},
                 {"validation_fraction", options_.validation_fraction},
                 {"patience", options_.patience},
-                {"seed", options_.seed}};
+                {"seed", options_.seed},
+                {"target", efficiency_ ? "log-efficiency" : "log-time"}};
     if (model_) {
       out["train_examples"] = report_.train_examples;
       out["validation_examples"] = report_.validation_examples;
@@ -74,6 +111,7 @@ class LearnedPerfPredictor : public PerfPredictor {
  private:
   PerfModelTrainOptions options_;
   std::ostream* progress_;
+  std::optional<MachineProfile> efficiency_;
   std::optional<PerfModel> model_;
   PerfModelTrainReport report_;
 };
@@ -81,8 +119,9 @@ class LearnedPerfPredictor : public PerfPredictor {
 }  // namespace
 
 std::unique_ptr<PerfPredictor> MakeLearnedPerfPredictor(const PerfModelTrainOptions& options,
-                                                        std::ostream* progress) {
-  return std::make_unique<LearnedPerfPredictor>(options, progress);
+                                                        std::ostream* progress,
+                                                        std::optional<MachineProfile> efficiency) {
+  return std::make_unique<LearnedPerfPredictor>(options, progress, std::move(efficiency));
 }
 
 }  // namespace glimpse

@@ -79,8 +79,9 @@ PerfNormalisation FitNormalisation(const std::vector<PerfTrainingExample>& examp
       tile_sum[f] += tile[f];
       tile_squares[f] += double(tile[f]) * tile[f];
     }
-    target_sum += examples[i].log_time;
-    target_squares += examples[i].log_time * examples[i].log_time;
+    const double target = examples[i].log_time - examples[i].log_offset;
+    target_sum += target;
+    target_squares += target * target;
   }
   auto deviation = [](double s, double sq, double n) {
     const double mean = s / n;
@@ -129,22 +130,25 @@ std::vector<std::vector<size_t>> MakeBatches(const std::vector<PerfTrainingExamp
 
 struct Batch {
   perf::PerfBatch inputs;
-  torch::Tensor target;      // standardised ln time
+  torch::Tensor target;      // standardised ln time (less the example's offset)
+  torch::Tensor offset;      // the examples' ln offsets in the target's units (pairs only)
   torch::Tensor slow, fast;  // pairs of one group, slow's time above fast's
 };
 
 Batch MakeBatch(const std::vector<PerfTrainingExample>& examples, const std::vector<size_t>& ids,
                 const PerfNormalisation& norm, bool pairs) {
   std::vector<const ProgramGraph*> graphs;
-  std::vector<float> target;
+  std::vector<float> target, offset;
   for (size_t i : ids) {
     graphs.push_back(&examples[i].graph);
-    target.push_back(
-        static_cast<float>((examples[i].log_time - norm.target_mean) / norm.target_std));
+    target.push_back(static_cast<float>(
+        (examples[i].log_time - examples[i].log_offset - norm.target_mean) / norm.target_std));
+    offset.push_back(static_cast<float>(examples[i].log_offset / norm.target_std));
   }
   Batch batch;
   batch.inputs = perf::MakePerfBatch(norm, graphs);
   batch.target = torch::tensor(target);
+  batch.offset = torch::tensor(offset);
   std::vector<int64_t> slow, fast;
   if (pairs) {
     for (size_t a = 0; a < ids.size(); ++a) {
@@ -162,8 +166,11 @@ Batch MakeBatch(const std::vector<PerfTrainingExample>& examples, const std::vec
   return batch;
 }
 
+// Over the predicted ln times: the network's output with each example's offset added back (in the
+// standardised units both share), so that pairs are ordered by time, not by the learned residual.
 torch::Tensor RankLoss(const torch::Tensor& out, const Batch& batch, PerfRankLoss kind) {
-  torch::Tensor z = out.index_select(0, batch.slow) - out.index_select(0, batch.fast);
+  const torch::Tensor predicted = out + batch.offset;
+  torch::Tensor z = predicted.index_select(0, batch.slow) - predicted.index_select(0, batch.fast);
   return kind == PerfRankLoss::kHinge ? torch::relu(1.0 - z).mean() : torch::softplus(-z).mean();
 }
 
