@@ -131,7 +131,7 @@ std::vector<std::vector<size_t>> MakeBatches(const std::vector<PerfTrainingExamp
 struct Batch {
   perf::PerfBatch inputs;
   torch::Tensor target;      // standardised ln time (less the example's offset)
-  torch::Tensor offset;      // the examples' ln offsets in the target's units (pairs only)
+  torch::Tensor offset;      // the examples' ln offsets in the target's units (for the rank loss)
   torch::Tensor slow, fast;  // pairs of one group, slow's time above fast's
 };
 
