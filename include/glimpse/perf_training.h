@@ -33,11 +33,12 @@ namespace glimpse {
 struct PerfTrainingExample {
   ProgramGraph graph;
   double log_time = 0.0;  // ln(seconds)
+  std::string group;      // what the rank loss and the validation split group by: the operator
   // ln of a baseline estimate the network learns a correction to (0: none, the plain target). The
   // network then learns log_time − log_offset, a prediction is the offset added back, and the rank
-  // loss orders pairs by the predicted times (offset included) against their measured ones.
+  // loss orders pairs by the predicted times (offset included) against their measured ones. Last,
+  // so that {graph, log_time, group} still makes a plain example.
   double log_offset = 0.0;
-  std::string group;  // what the rank loss and the validation split group by: the operator
 };
 
 // The examples of a corpus: every ok record with a positive time, its program rebuilt from the
