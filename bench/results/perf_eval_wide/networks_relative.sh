@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The networks relative to the roofline's estimate beside the plain ones (perf_eval.md, "The
 # networks relative to the roofline"): held-out models with all six corpus files (seeds 0–2 for
-# GraphSAGE, seed 0 for the LSTM), held-out operators with the corpus alone (seed 0). Two
+# GraphSAGE, seed 0 for the LSTM), held-out operators with the corpus alone (seeds 0–2). Two
 # evaluations at a time, each on one thread. Usage, from the repository:
 #   GLIMPSE=build/ci/glimpse bench/results/perf_eval_wide/networks_relative.sh
 set -euo pipefail
@@ -17,9 +17,11 @@ evaluate() {  # NAME CORPUS SPLIT SEED PREDICTOR
 evaluate models-all-graphsage-efficiency "$ALL" models 0 graphsage-efficiency &
 evaluate models-all-lstm-efficiency "$ALL" models 0 lstm-efficiency &
 wait
-evaluate operators-s0-graphsage "$E.jsonl.gz" operators 0 graphsage &
-evaluate operators-s0-graphsage-efficiency "$E.jsonl.gz" operators 0 graphsage-efficiency &
-wait
+for seed in 0 1 2; do
+  evaluate "operators-s$seed-graphsage" "$E.jsonl.gz" operators "$seed" graphsage &
+  evaluate "operators-s$seed-graphsage-efficiency" "$E.jsonl.gz" operators "$seed" graphsage-efficiency &
+  wait
+done
 for seed in 1 2; do
   evaluate "models-all-graphsage-s$seed" "$ALL" models "$seed" graphsage &
   evaluate "models-all-graphsage-efficiency-s$seed" "$ALL" models "$seed" graphsage-efficiency &
