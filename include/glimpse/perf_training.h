@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -47,10 +48,12 @@ struct PerfTrainingExample {
 std::vector<PerfTrainingExample> PerfTrainingExamples(const PerfCorpus& corpus,
                                                       std::vector<std::string>* skipped = nullptr);
 // The same over some records of a corpus (an evaluation split's side); `skipped` names them by
-// their position in `records`.
+// their position in `records`. With `log_offset`, each kept example's log_offset is its value on
+// that example's record (the roofline's ln estimate, for a network relative to it).
 std::vector<PerfTrainingExample> PerfTrainingExamples(
     const std::vector<const PerfCorpusRecord*>& records,
-    std::vector<std::string>* skipped = nullptr);
+    std::vector<std::string>* skipped = nullptr,
+    const std::function<double(const PerfCorpusRecord&)>& log_offset = nullptr);
 // The program graph of every record, in order, whatever its status. Throws Error naming the
 // record's operator when its program cannot be rebuilt.
 std::vector<ProgramGraph> RecordProgramGraphs(const std::vector<const PerfCorpusRecord*>& records);

@@ -11,7 +11,8 @@
 namespace glimpse {
 
 std::vector<PerfTrainingExample> PerfTrainingExamples(
-    const std::vector<const PerfCorpusRecord*>& records, std::vector<std::string>* skipped) {
+    const std::vector<const PerfCorpusRecord*>& records, std::vector<std::string>* skipped,
+    const std::function<double(const PerfCorpusRecord&)>& log_offset) {
   std::vector<PerfTrainingExample> examples;
   perf::RecordPrograms programs;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -22,6 +23,7 @@ std::vector<PerfTrainingExample> PerfTrainingExamples(
       example.graph = programs.Graph(record);
       example.log_time = std::log(record.time_s);
       example.group = record.op;
+      if (log_offset) example.log_offset = log_offset(record);
       examples.push_back(std::move(example));
     } catch (const Error& e) {
       if (skipped) skipped->push_back(fmt::format("record {}: {}", i, e.what()));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <ostream>
 
@@ -15,16 +16,9 @@
 namespace glimpse {
 namespace {
 
-// ln of the roofline's estimate of each record's program on `profile`.
-std::vector<double> LogRooflineEstimates(const std::vector<const PerfCorpusRecord*>& records,
-                                         const MachineProfile& profile) {
-  std::vector<double> out;
-  out.reserve(records.size());
-  for (const PerfCorpusRecord* record : records) {
-    const RooflineEstimate estimate = EstimateRoofline(RecordNest(*record), profile);
-    out.push_back(std::log(std::max(estimate.time_s, 1e-12)));
-  }
-  return out;
+// ln of the roofline's estimate of a record's program on `profile`.
+double LogRooflineEstimate(const PerfCorpusRecord& record, const MachineProfile& profile) {
+  return std::log(std::max(EstimateRoofline(RecordNest(record), profile).time_s, 1e-12));
 }
 
 class LearnedPerfPredictor : public PerfPredictor {
@@ -40,28 +34,16 @@ class LearnedPerfPredictor : public PerfPredictor {
 
   void Fit(const std::vector<const PerfCorpusRecord*>& train) override {
     std::vector<std::string> skipped;
-    std::vector<PerfTrainingExample> examples = PerfTrainingExamples(train, &skipped);
+    std::function<double(const PerfCorpusRecord&)> offset;
+    if (efficiency_) {
+      offset = [this](const PerfCorpusRecord& r) { return LogRooflineEstimate(r, *efficiency_); };
+    }
+    std::vector<PerfTrainingExample> examples = PerfTrainingExamples(train, &skipped, offset);
     // The other predictors fail on a record whose program cannot be rebuilt; so does this one,
     // rather than train on fewer records than they do.
     if (!skipped.empty()) {
       throw Error(fmt::format("{} perf predictor: {} training records cannot be rebuilt, e.g. {}",
                               Name(), skipped.size(), skipped.front()));
-    }
-    if (efficiency_) {
-      // PerfTrainingExamples keeps the ok records with a positive time, in order (none skipped,
-      // above): the same records' estimates, in the same order.
-      std::vector<const PerfCorpusRecord*> kept;
-      for (const PerfCorpusRecord* record : train) {
-        if (record->ok() && record->time_s > 0.0 && std::isfinite(record->time_s)) {
-          kept.push_back(record);
-        }
-      }
-      const std::vector<double> offsets = LogRooflineEstimates(kept, *efficiency_);
-      if (offsets.size() != examples.size()) {
-        throw Error(fmt::format("{} perf predictor: {} estimates for {} examples", Name(),
-                                offsets.size(), examples.size()));
-      }
-      for (size_t i = 0; i < examples.size(); ++i) examples[i].log_offset = offsets[i];
     }
     if (progress_) {
       *progress_ << fmt::format("training {} on {} records …\n", Name(), examples.size());
@@ -73,8 +55,9 @@ class LearnedPerfPredictor : public PerfPredictor {
     if (!model_) throw Error(Name() + " perf predictor: PredictSeconds before Fit");
     std::vector<double> seconds = PredictRecordSeconds(*model_, records);
     if (efficiency_) {
-      const std::vector<double> offsets = LogRooflineEstimates(records, *efficiency_);
-      for (size_t i = 0; i < seconds.size(); ++i) seconds[i] *= std::exp(offsets[i]);
+      for (size_t i = 0; i < seconds.size(); ++i) {
+        seconds[i] *= std::exp(LogRooflineEstimate(*records[i], *efficiency_));
+      }
     }
     return seconds;
   }
