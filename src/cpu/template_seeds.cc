@@ -171,12 +171,19 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // it ran MobileNet-v2's first layer at 91–92 % of the FMA peak against 78 % for the two-block
     // seed; on ResNet's 7×7 one it is 0–2 % slower than that seed, which stays first
     // (bench/results/cpu_models_64.md, "The first layers prefetch").
+    // With a plain output there is no next-row output to share out and the unpacking store
+    // writes every block's channel rows: the blocks as outer tiles (k0) instead, each tile one
+    // block. On Zen 4 that ran the plain-output variant of MobileNet-v2's first layer 1.5× faster
+    // (182 against 278 µs, faster than any configuration tuning had found) and ResNet's 7×7 one
+    // 1.1× (bench/results/perf_tuning.md, "A seed for the plain-output stem").
     const int64_t per_column = (k_block + lanes - 1) / lanes;
     const int64_t one_block_columns =
         LargestDivisorAtMost(out_w, std::max<int64_t>(8 / per_column, 1));
+    const bool plain_output = shape.out_block == 0;
     if (shape.stride > 1 && shape.k % k_block == 0) {
+      const int64_t blocks = shape.k / k_block;
       Json json = {{"layout", "NCHWc"},
-                   {"tile_k", {1, shape.k / k_block, k_block}},
+                   {"tile_k", plain_output ? Json{blocks, 1, k_block} : Json{1, blocks, k_block}},
                    {"tile_oh", {out_h, 1}},
                    {"tile_ow", {out_w / one_block_columns, 1, one_block_columns}},
                    {"tile_c", {shape.c, 1}},

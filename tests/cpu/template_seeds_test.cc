@@ -83,10 +83,10 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(stem[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 8}));
   EXPECT_EQ(stem[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 7}));
   EXPECT_EQ(stem[0]["padding"], "guard");
-  // Strided: then one output block × 8 columns, every block of a column tile in turn (k1 outside
-  // the register tile).
+  // Strided: then one output block × 8 columns; the output plain, each block its own outer tile
+  // (k0; a blocked output passes every block of a column tile in turn, below).
   EXPECT_EQ(stem[1]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1}));
-  EXPECT_EQ(stem[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 8, 8}));
+  EXPECT_EQ(stem[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 8}));
   EXPECT_EQ(stem[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
   EXPECT_EQ(stem[1]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 4, 1}));
   EXPECT_EQ(stem[2]["tile_c"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 3}));
@@ -102,6 +102,19 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(mobile[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 16}));
   EXPECT_EQ(mobile[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
   EXPECT_EQ(mobile[1]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 4, 1}));
+  // The same layer with a plain output: the one-block seed's blocks are outer tiles.
+  const std::vector<Json> mobile_plain =
+      SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,bias=1", kAvx512, 2,
+              kPortableRegisterTileFloats);
+  ASSERT_GE(mobile_plain.size(), 2u);
+  EXPECT_EQ(mobile_plain[0]["tile_k"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{1, 2, 16}));
+  EXPECT_EQ(mobile_plain[1]["tile_k"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{2, 1, 16}));
+  EXPECT_EQ(mobile_plain[1]["tile_ow"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{14, 1, 8}));
+  EXPECT_EQ(mobile_plain[1]["order"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{0, 2, 3, 4, 1}));
   // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
   const std::vector<Json> down =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,
