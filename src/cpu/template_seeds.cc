@@ -173,19 +173,36 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // (bench/results/cpu_models_64.md, "The first layers prefetch").
     // With a plain output there is no next-row output to share out and the unpacking store
     // writes every block's channel rows: the blocks as outer tiles (k0) instead, each tile one
-    // block. On Zen 4 that ran the plain-output variant of MobileNet-v2's first layer 1.5× faster
-    // (182 against 278 µs, faster than any configuration tuning had found) and ResNet's 7×7 one
-    // 1.1× (bench/results/perf_tuning.md, "A seed for the plain-output stem").
-    const int64_t per_column = (k_block + lanes - 1) / lanes;
-    const int64_t one_block_columns =
-        LargestDivisorAtMost(out_w, std::max<int64_t>(8 / per_column, 1));
+    // block (on Zen 4, ResNet's 7×7 layer with a plain output 1.1× faster). Where the reduction
+    // is as short as a 3×3 layer's (C·R·S ≤ 32; a 5×5's 75 and a 7×7's 147 measured 1.1–1.2×
+    // slower) the store outweighs the FMAs, and blocks of 8 channels × 7 columns, the column
+    // taps outside the row taps, parallel over blocks and rows, ran fastest: 1.1–1.25× the
+    // outer-block seed on 3×3 stride-2 first layers of 16, 32 and 64 channels (224 and 112
+    // input), 1.05× the fastest configuration tuning had found on MobileNet-v2's
+    // (bench/results/perf_tuning.md, "A seed for the plain-output stem").
     const bool plain_output = shape.out_block == 0;
-    if (shape.stride > 1 && shape.k % k_block == 0) {
+    const bool short_reduction = shape.c * shape.r * shape.s <= 32;
+    if (shape.stride > 1 && plain_output && short_reduction && shape.k % 8 == 0) {
+      const int64_t columns = LargestDivisorAtMost(out_w, 7);
+      Json json = {{"layout", "NCHWc"},
+                   {"tile_k", {shape.k / 8, 1, 8}},
+                   {"tile_oh", {out_h, 1}},
+                   {"tile_ow", {out_w / columns, 1, columns}},
+                   {"tile_c", {shape.c, 1}},
+                   {"order", {0, 3, 4, 2, 1}},  // c0, s, k1, r, c1
+                   {"parallel", "k_oh"},
+                   {"vectorize", 1},
+                   {"unroll", 1},
+                   {"padding", "guard"}};
+      AddSeed(space, std::move(json), seeds);
+    } else if (shape.stride > 1 && shape.k % k_block == 0) {
+      const int64_t per_column = (k_block + lanes - 1) / lanes;
+      const int64_t columns = LargestDivisorAtMost(out_w, std::max<int64_t>(8 / per_column, 1));
       const int64_t blocks = shape.k / k_block;
       Json json = {{"layout", "NCHWc"},
                    {"tile_k", plain_output ? Json{blocks, 1, k_block} : Json{1, blocks, k_block}},
                    {"tile_oh", {out_h, 1}},
-                   {"tile_ow", {out_w / one_block_columns, 1, one_block_columns}},
+                   {"tile_ow", {out_w / columns, 1, columns}},
                    {"tile_c", {shape.c, 1}},
                    {"order", {0, 2, 3, 4, 1}},  // c0, r, s, k1, c1: k1 outside the register tile
                    {"parallel", "oh"},

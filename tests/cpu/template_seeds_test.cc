@@ -102,19 +102,27 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   EXPECT_EQ(mobile[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 16}));
   EXPECT_EQ(mobile[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
   EXPECT_EQ(mobile[1]["order"].get<std::vector<int64_t>>(), (std::vector<int64_t>{0, 2, 3, 4, 1}));
-  // The same layer with a plain output: the one-block seed's blocks are outer tiles.
+  // The same layer with a plain output: its reduction is short (27 taps), so blocks of 8
+  // channels × 7 columns, the column taps outside the row taps, over blocks and rows.
   const std::vector<Json> mobile_plain =
       SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=32,R=3,S=3,stride=2,pad=1,bias=1", kAvx512, 2,
               kPortableRegisterTileFloats);
   ASSERT_GE(mobile_plain.size(), 2u);
   EXPECT_EQ(mobile_plain[0]["tile_k"].get<std::vector<int64_t>>(),
             (std::vector<int64_t>{1, 2, 16}));
-  EXPECT_EQ(mobile_plain[1]["tile_k"].get<std::vector<int64_t>>(),
-            (std::vector<int64_t>{2, 1, 16}));
+  EXPECT_EQ(mobile_plain[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{4, 1, 8}));
   EXPECT_EQ(mobile_plain[1]["tile_ow"].get<std::vector<int64_t>>(),
-            (std::vector<int64_t>{14, 1, 8}));
+            (std::vector<int64_t>{16, 1, 7}));
   EXPECT_EQ(mobile_plain[1]["order"].get<std::vector<int64_t>>(),
-            (std::vector<int64_t>{0, 2, 3, 4, 1}));
+            (std::vector<int64_t>{0, 3, 4, 2, 1}));
+  EXPECT_EQ(mobile_plain[1]["parallel"], "k_oh");
+  // A 5×5 reduction (75 taps) keeps 16-channel blocks × 8 columns, each block an outer tile.
+  const std::vector<Json> five =
+      SeedsOf("conv2d:N=1,C=3,H=224,W=224,K=32,R=5,S=5,stride=2,pad=2,bias=1", kAvx512, 2,
+              kPortableRegisterTileFloats);
+  ASSERT_GE(five.size(), 2u);
+  EXPECT_EQ(five[1]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 1, 16}));
+  EXPECT_EQ(five[1]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{14, 1, 8}));
   // The 1×1 stride-2 downsample: the strided packing, and no padding knob to set.
   const std::vector<Json> down =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=128,R=1,S=1,stride=2,bias=1,relu=1,residual=1", kAvx2, 2,
@@ -335,7 +343,8 @@ TEST(TemplateSeedsTest, HostRegistersMatchTheHostRegisterTile) {
 }
 
 // Every seed of this machine's space compiles and matches the reference (a 3×3 layer with padding,
-// a strided 1×1 one, 3-channel first layers strided and not, batch 2; depthwise ones strided and
+// a strided 1×1 one, 3-channel first layers strided (5×5 and 3×3: 15 output columns) and not,
+// batch 2; depthwise ones strided and
 // not; activations blocked by 16).
 TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
   const std::string dir = testing::MakeTempDir("glimpse-template-seeds");
@@ -343,6 +352,7 @@ TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
        {"conv2d:N=1,C=16,H=14,W=14,K=32,R=3,S=3,pad=1,bias=1,relu=1",
         "conv2d:N=2,C=16,H=8,W=8,K=16,R=1,S=1,stride=2,bias=1,residual=1",
         "conv2d:N=1,C=3,H=20,W=20,K=16,R=5,S=5,stride=2,pad=2,bias=1",
+        "conv2d:N=1,C=3,H=30,W=30,K=24,R=3,S=3,stride=2,pad=1,bias=1",
         "conv2d:N=1,C=3,H=6,W=32,K=16,R=3,S=3,pad=1,bias=1,relu=1",
         "depthwise_conv2d:N=1,C=32,H=15,W=15,R=3,S=3,stride=2,pad=1,bias=1,"
         "relu6=1",
