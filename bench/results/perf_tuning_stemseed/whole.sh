@@ -16,7 +16,8 @@ WORK=build/study/stemseed_whole
 rm -rf "$WORK"
 mkdir -p "$WORK" "$OUT"
 cp "$STUDY"/*.jsonl.gz "$STUDY"/more_seeds/*.jsonl.gz "$STUDY"/diverse/*.jsonl.gz \
-  "$WIDE"/hardware16@wide-s*.jsonl.gz "$HERE"/hardware16@stemseed-s*.jsonl.gz "$HERE"/eight/hardware16@now-s*.jsonl.gz "$WORK"/
+  "$WIDE"/hardware16@wide-s*.jsonl.gz "$HERE"/hardware16@stemseed-s*.jsonl.gz \
+  "$HERE"/eight/hardware16@stemseed8-s*.jsonl.gz "$WORK"/
 cp "$HERE"/eight/study.json "$WORK"/study.json
 echo "build $(git rev-parse --short HEAD)" > "$OUT/sitting.log"
 echo "study $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
