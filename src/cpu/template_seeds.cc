@@ -283,7 +283,11 @@ std::vector<Config> DepthwiseSeeds(const DepthwiseConv2dShape& shape, const Conf
                  {"order", {0, 1, 2, 3, 4}},  // c1, oh1, ow1, r, s; then the channels, the row
                  {"parallel", shape.c / channels >= threads ? "c" : "c_oh"},
                  {"vector_axis", "ow"},
-                 {"unroll", channels > 1 ? 1 : 0}};
+                 // Not unrolled, even with two channels: on Zen 4 the two-channel seed ran
+                 // 0.90× the unrolled one's time by the geometric mean over MobileNet-v2's ten
+                 // depthwise layers (faster on 8; bench/results/perf_tuning.md, "The depthwise
+                 // rows seed not unrolled").
+                 {"unroll", 0}};
     AddSeed(space, std::move(json), seeds);
   };
   if (shape.c % 2 == 0) add_rows(2, 1);
