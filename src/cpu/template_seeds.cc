@@ -182,30 +182,22 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // (bench/results/perf_tuning.md, "A seed for the plain-output stem").
     const bool plain_output = shape.out_block == 0;
     const bool short_reduction = shape.c * shape.r * shape.s <= 32;
-    if (shape.stride > 1 && plain_output && short_reduction && shape.k % 8 == 0) {
-      const int64_t columns = LargestDivisorAtMost(out_w, 7);
+    const bool eight_by_seven = plain_output && short_reduction && shape.k % 8 == 0;
+    if (shape.stride > 1 && (eight_by_seven || shape.k % k_block == 0)) {
+      const int64_t block = eight_by_seven ? 8 : k_block;
+      const int64_t blocks = shape.k / block;
+      const int64_t per_column = (block + lanes - 1) / lanes;
+      const int64_t columns =
+          LargestDivisorAtMost(out_w, eight_by_seven ? 7 : std::max<int64_t>(8 / per_column, 1));
       Json json = {{"layout", "NCHWc"},
-                   {"tile_k", {shape.k / 8, 1, 8}},
+                   {"tile_k", plain_output ? Json{blocks, 1, block} : Json{1, blocks, block}},
                    {"tile_oh", {out_h, 1}},
                    {"tile_ow", {out_w / columns, 1, columns}},
                    {"tile_c", {shape.c, 1}},
-                   {"order", {0, 3, 4, 2, 1}},  // c0, s, k1, r, c1
-                   {"parallel", "k_oh"},
-                   {"vectorize", 1},
-                   {"unroll", 1},
-                   {"padding", "guard"}};
-      AddSeed(space, std::move(json), seeds);
-    } else if (shape.stride > 1 && shape.k % k_block == 0) {
-      const int64_t per_column = (k_block + lanes - 1) / lanes;
-      const int64_t columns = LargestDivisorAtMost(out_w, std::max<int64_t>(8 / per_column, 1));
-      const int64_t blocks = shape.k / k_block;
-      Json json = {{"layout", "NCHWc"},
-                   {"tile_k", plain_output ? Json{blocks, 1, k_block} : Json{1, blocks, k_block}},
-                   {"tile_oh", {out_h, 1}},
-                   {"tile_ow", {out_w / columns, 1, columns}},
-                   {"tile_c", {shape.c, 1}},
-                   {"order", {0, 2, 3, 4, 1}},  // c0, r, s, k1, c1: k1 outside the register tile
-                   {"parallel", "oh"},
+                   // c0, s, k1, r, c1 for the 8 × 7 tile; else c0, r, s, k1, c1. k1 is outside
+                   // the register tile either way.
+                   {"order", eight_by_seven ? Json{0, 3, 4, 2, 1} : Json{0, 2, 3, 4, 1}},
+                   {"parallel", eight_by_seven ? "k_oh" : "oh"},
                    {"vectorize", 1},
                    {"unroll", 1},
                    {"padding", "guard"}};
