@@ -70,6 +70,40 @@ TEST(TemplateSeedsTest, Avx512UsesSixteenLanesAndThirtyOneAccumulators) {
   EXPECT_EQ(seeds[2]["parallel"], "k");
 }
 
+TEST(TemplateSeedsTest, PlainPointwiseOneVectorBlocksTakeHalfTheColumnsOnAvx512) {
+  // A plain 1×1 stride-1 layer: the 16-channel block holds 14 columns (half of 31 registers),
+  // the 32-channel block its 14 as before.
+  const std::vector<Json> plain = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1",
+                                          kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(plain.size(), 4u);
+  EXPECT_EQ(plain[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 32}));
+  EXPECT_EQ(plain[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
+  EXPECT_EQ(plain[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 16}));
+  EXPECT_EQ(plain[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
+  // 14 wide: 14 columns either way.
+  const std::vector<Json> narrow = SeedsOf("conv2d:N=1,C=64,H=14,W=14,K=384,R=1,S=1,bias=1",
+                                           kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(narrow.size(), 4u);
+  EXPECT_EQ(narrow[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 14}));
+  // Blocked activations and strided or 3×3 layers keep filling the registers: 28 columns.
+  const std::vector<Json> blocked =
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1,in_block=16,out_block=16", kAvx512,
+              2, kPortableRegisterTileFloats);
+  ASSERT_FALSE(blocked.empty());
+  EXPECT_EQ(blocked[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 16}));
+  EXPECT_EQ(blocked[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
+  const std::vector<Json> three = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=3,S=3,pad=1",
+                                          kAvx512, 2, kPortableRegisterTileFloats);
+  ASSERT_EQ(three.size(), 4u);
+  EXPECT_EQ(three[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
+  // AVX2 (16 registers) unchanged: the 8-channel block fills 15 registers, 14 columns.
+  const std::vector<Json> avx2 = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx2,
+                                         2, kAvx2RegisterTileFloats);
+  ASSERT_EQ(avx2.size(), 4u);
+  EXPECT_EQ(avx2[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 8}));
+  EXPECT_EQ(avx2[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
+}
+
 TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
   // Three input channels: first the input read in place (blocks of one channel), on AVX2's 16
   // registers one vector of channels × 7 columns, the padding guarded; then one input block of
@@ -164,14 +198,15 @@ TEST(TemplateSeedsTest, FirstLayerAndStridedPointwiseAndOddShapes) {
       SeedsOf("conv2d:N=1,C=16,H=8,W=8,K=22,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats)
           .empty());
   // MobileNet-v2's K = 24 on AVX-512: one and a half vectors (two registers a column: 15 → 14
-  // columns), then half a vector (31 → 28 columns).
+  // columns), then half a vector (one register a column; a plain 1×1 layer: half of 31 → 14
+  // columns, not 28).
   const std::vector<Json> k24 = SeedsOf("conv2d:N=1,C=96,H=56,W=56,K=24,R=1,S=1,bias=1", kAvx512, 2,
                                         kPortableRegisterTileFloats);
   ASSERT_EQ(k24.size(), 4u);
   EXPECT_EQ(k24[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 24}));
   EXPECT_EQ(k24[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
   EXPECT_EQ(k24[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{3, 1, 8}));
-  EXPECT_EQ(k24[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
+  EXPECT_EQ(k24[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
   // Seven output columns (prime): all seven in the tile when they fit, else one.
   const std::vector<Json> deep =
       SeedsOf("conv2d:N=1,C=512,H=7,W=7,K=512,R=3,S=3,pad=1", kAvx2, 2, kAvx2RegisterTileFloats);
