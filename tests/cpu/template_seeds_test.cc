@@ -73,8 +73,8 @@ TEST(TemplateSeedsTest, Avx512UsesSixteenLanesAndThirtyOneAccumulators) {
 TEST(TemplateSeedsTest, PlainPointwiseOneVectorBlocksTakeHalfTheColumnsOnAvx512) {
   // A plain 1×1 stride-1 layer: the 16-channel block holds 14 columns (half of 31 registers),
   // the 32-channel block its 14 as before.
-  const std::vector<Json> plain = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1",
-                                          kAvx512, 2, kPortableRegisterTileFloats);
+  const std::vector<Json> plain = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx512,
+                                          2, kPortableRegisterTileFloats);
   ASSERT_EQ(plain.size(), 4u);
   EXPECT_EQ(plain[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{8, 1, 32}));
   EXPECT_EQ(plain[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
@@ -87,18 +87,18 @@ TEST(TemplateSeedsTest, PlainPointwiseOneVectorBlocksTakeHalfTheColumnsOnAvx512)
   EXPECT_EQ(narrow[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 1, 14}));
   // Blocked activations and strided or 3×3 layers keep filling the registers: 28 columns.
   const std::vector<Json> blocked =
-      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1,in_block=16,out_block=16", kAvx512,
-              2, kPortableRegisterTileFloats);
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1,in_block=16,out_block=16", kAvx512, 2,
+              kPortableRegisterTileFloats);
   ASSERT_FALSE(blocked.empty());
   EXPECT_EQ(blocked[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{16, 1, 16}));
   EXPECT_EQ(blocked[0]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
-  const std::vector<Json> three = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=3,S=3,pad=1",
-                                          kAvx512, 2, kPortableRegisterTileFloats);
+  const std::vector<Json> three = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=3,S=3,pad=1", kAvx512,
+                                          2, kPortableRegisterTileFloats);
   ASSERT_EQ(three.size(), 4u);
   EXPECT_EQ(three[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
   // AVX2 (16 registers) unchanged: the 8-channel block fills 15 registers, 14 columns.
-  const std::vector<Json> avx2 = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx2,
-                                         2, kAvx2RegisterTileFloats);
+  const std::vector<Json> avx2 =
+      SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx2, 2, kAvx2RegisterTileFloats);
   ASSERT_EQ(avx2.size(), 4u);
   EXPECT_EQ(avx2[2]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{32, 1, 8}));
   EXPECT_EQ(avx2[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 4, 14}));
