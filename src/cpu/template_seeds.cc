@@ -235,9 +235,9 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // Except a block of one vector or less of a plain 1×1 stride-1 layer on AVX-512: there half
     // the registers hold accumulators (28 columns → 14 on 28- to 112-wide outputs). Timed on the
     // zoo's plain 1×1 layers on Zen 4, the seeds' best got faster on 11 of the 17 layers this
-    // changes (by 1.4–19 %), slower on 1 (11 %, a 16-channel reduction 112 wide), the same on 5
-    // (bench/results/perf_tuning.md, "Fewer columns for the one-vector block of plain 1×1
-    // layers"). On AVX2 (16 registers) the tile is unmeasured and stays as it was.
+    // changes (1.01–1.19× the speed), slower on 1 (0.89×, a 16-channel reduction 112 wide), the
+    // same on 5 (bench/results/perf_tuning.md, "Fewer columns for the one-vector block of plain
+    // 1×1 layers"). On AVX2 (16 registers) the tile is unmeasured and stays as it was.
     if (per_column == 1 && shape.out_block == 0 && registers.count >= 32 && shape.r == 1 &&
         shape.s == 1 && shape.stride == 1) {
       most_columns /= 2;
@@ -245,14 +245,30 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     const int64_t columns = LargestDivisorAtMost(out_w, most_columns);
     const int64_t k_outer = shape.k / k_block;
     const bool over_channels = k_outer >= threads;
+    // Blocks that do not share out evenly among the threads (MobileNet-v2's 9 blocks of 144
+    // channels on 2) are split into bands of rows as well, parallel over both: the fewest bands
+    // that make the tiles a multiple of the threads, else a band a row. On Zen 4 that ran 1.08×,
+    // 1.29× and 1.13× the speed of parallel over blocks alone on three such layers (bench/results/
+    // perf_tuning.md, "Parallel over blocks and rows where the blocks do not share out").
+    int64_t row_bands = 1;
+    if (over_channels && k_outer % threads != 0) {
+      row_bands = out_h;
+      for (int64_t bands = 2; bands < out_h; ++bands) {
+        if (out_h % bands == 0 && (k_outer * bands) % threads == 0) {
+          row_bands = bands;
+          break;
+        }
+      }
+    }
+    const char* parallel = !over_channels ? "oh" : row_bands > 1 ? "k_oh" : "k";
     for (int64_t c_block : c_blocks) {
       Json json = {{"layout", layout},
                    {"tile_k", {k_outer, 1, k_block}},
-                   {"tile_oh", over_channels ? Json{1, out_h} : Json{out_h, 1}},
+                   {"tile_oh", over_channels ? Json{row_bands, out_h / row_bands} : Json{out_h, 1}},
                    {"tile_ow", {1, out_w / columns, columns}},
                    {"tile_c", {shape.c / c_block, c_block}},
                    {"order", {0, 2, 3, 1, 4}},  // c0, r, s, c1; k1 (of extent 1) in the tile
-                   {"parallel", over_channels ? "k" : "oh"},
+                   {"parallel", parallel},
                    {"vectorize", 1},
                    {"unroll", 1}};
       AddSeed(space, std::move(json), seeds);

@@ -96,6 +96,25 @@ TEST(TemplateSeedsTest, PlainPointwiseOneVectorBlocksTakeHalfTheColumnsOnAvx512)
                                           2, kPortableRegisterTileFloats);
   ASSERT_EQ(three.size(), 4u);
   EXPECT_EQ(three[2]["tile_ow"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 2, 28}));
+  // MobileNet-v2's 24 → 144: 9 blocks of 16 do not share out among 2 threads, so 2 bands of
+  // rows as well; 160 channels in 5 blocks of 32 over 7 rows (prime): a band a row. 64 → 256's 8
+  // and 16 blocks do share out: parallel over blocks alone.
+  const std::vector<Json> nine = SeedsOf("conv2d:N=1,C=24,H=56,W=56,K=144,R=1,S=1,bias=1", kAvx512,
+                                         2, kPortableRegisterTileFloats);
+  ASSERT_EQ(nine.size(), 1u);
+  EXPECT_EQ(nine[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{9, 1, 16}));
+  EXPECT_EQ(nine[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 28}));
+  EXPECT_EQ(nine[0]["parallel"], "k_oh");
+  const std::vector<Json> five = SeedsOf("conv2d:N=1,C=960,H=7,W=7,K=160,R=1,S=1,bias=1", kAvx512,
+                                         2, kPortableRegisterTileFloats);
+  ASSERT_FALSE(five.empty());
+  EXPECT_EQ(five[0]["tile_k"].get<std::vector<int64_t>>(), (std::vector<int64_t>{5, 1, 32}));
+  EXPECT_EQ(five[0]["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{7, 1}));
+  EXPECT_EQ(five[0]["parallel"], "k_oh");
+  for (const Json& seed : plain) {
+    EXPECT_EQ(seed["parallel"], "k");
+    EXPECT_EQ(seed["tile_oh"].get<std::vector<int64_t>>(), (std::vector<int64_t>{1, 56}));
+  }
   // AVX2 (16 registers) unchanged: the 8-channel block fills 15 registers, 14 columns.
   const std::vector<Json> avx2 =
       SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx2, 2, kAvx2RegisterTileFloats);
@@ -393,6 +412,8 @@ TEST(TemplateSeedsTest, SeedKernelsMatchTheReference) {
         "relu6=1",
         "depthwise_conv2d:N=2,C=16,H=10,W=10,R=3,S=3,pad=1,residual=1",
         "dense:M=1,N=37,K=300,bias=1,relu=1", "dense:M=1,N=16,K=64,residual=1,relu6=1",
+        // Blocks that do not share out among 2 threads: parallel over blocks and bands of rows.
+        "conv2d:N=1,C=16,H=6,W=28,K=48,R=1,S=1,bias=1", "conv2d:N=1,C=32,H=7,W=7,K=80,R=1,S=1",
         // Activations blocked by 16 (in and out, out only, strided).
         "conv2d:N=1,C=32,H=8,W=8,K=32,R=3,S=3,pad=1,bias=1,relu=1,in_block=16,out_block=16",
         "conv2d:N=1,C=3,H=12,W=12,K=16,R=3,S=3,stride=2,pad=1,bias=1,out_block=16",
