@@ -49,7 +49,8 @@ VectorRegisters HostVectorRegisters();
 //     the broadcast (half that for a block of one vector or less of a plain 1×1 stride-1 layer
 //     with 32 registers); the reduction ordered c0, r, s, c1 with nothing of k1 outside the tile;
 //     taps unrolled, the block vectorised, zero padding copied; parallel over output-channel blocks
-//     when there are at least `threads` of them, else over output rows.
+//     when there are at least `threads` of them (and bands of rows too when the blocks are no
+//     multiple of `threads`), else over output rows.
 //   depthwise_conv2d — the output row as the vector (vector_axis ow, no packing), the taps
 //     innermost, the padding copied: two channels interleaved (where C is even) one row a tile,
 //     then one channel with a band of rows of about 8 KiB of accumulators a tile, then one

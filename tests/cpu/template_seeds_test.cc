@@ -70,7 +70,7 @@ TEST(TemplateSeedsTest, Avx512UsesSixteenLanesAndThirtyOneAccumulators) {
   EXPECT_EQ(seeds[2]["parallel"], "k");
 }
 
-TEST(TemplateSeedsTest, PlainPointwiseOneVectorBlocksTakeHalfTheColumnsOnAvx512) {
+TEST(TemplateSeedsTest, PlainPointwiseColumnsAndParallelSplit) {
   // A plain 1×1 stride-1 layer: the 16-channel block holds 14 columns (half of 31 registers),
   // the 32-channel block its 14 as before.
   const std::vector<Json> plain = SeedsOf("conv2d:N=1,C=64,H=56,W=56,K=256,R=1,S=1,bias=1", kAvx512,
