@@ -46,8 +46,8 @@ VectorRegisters HostVectorRegisters();
 //     half a vector), and the input-channel block (tile_c_1) of two vectors, then one (C itself
 //     when C is not a multiple of a vector: the 3-channel first layer); in each, as many output
 //     columns (tile_ow_2, a divisor of OW) as the accumulators fit in the registers less one for
-//     the broadcast (half that for a block of one vector or less of a plain 1×1 stride-1 layer
-//     with 32 registers); the reduction ordered c0, r, s, c1 with nothing of k1 outside the tile;
+//     the broadcast (half that for a block of one vector or less of a 1×1 stride-1 layer with
+//     32 registers); the reduction ordered c0, r, s, c1 with nothing of k1 outside the tile;
 //     taps unrolled, the block vectorised, zero padding copied; parallel over output-channel blocks
 //     when there are at least `threads` of them (and bands of rows too when the blocks are no
 //     multiple of `threads`), else over output rows.

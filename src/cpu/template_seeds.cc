@@ -232,14 +232,15 @@ std::vector<Config> Conv2dSeeds(const Conv2dShape& shape, const ConfigSpace& spa
     // partial vector takes a whole register).
     const int64_t per_column = (k_block + lanes - 1) / lanes;
     int64_t most_columns = (registers.count - 1) / per_column;
-    // Except a block of one vector or less of a plain 1×1 stride-1 layer on AVX-512: there half
-    // the registers hold accumulators (28 columns → 14 on 28- to 112-wide outputs). Timed on the
-    // zoo's plain 1×1 layers on Zen 4, the seeds' best got faster on 11 of the 17 layers this
-    // changes (1.01–1.19× the speed), slower on 1 (0.89×, a 16-channel reduction 112 wide), the
-    // same on 5 (bench/results/perf_tuning.md, "Fewer columns for the one-vector block of plain
+    // Except a block of one vector or less of a 1×1 stride-1 layer on AVX-512: there half the
+    // registers hold accumulators (28 columns → 14 on 28- to 112-wide outputs). Timed on the zoo's
+    // 1×1 layers on Zen 4, the seeds' best got faster on 11 of the 17 plain layers this changes
+    // (1.01–1.19× the speed), slower on 1 (0.89×, a 16-channel reduction 112 wide), the same on
+    // 5; with activations blocked by 16, faster on 13 of 14 (1.04–1.44×), slower on the same one
+    // (0.95×) (bench/results/perf_tuning.md, "Fewer columns for the one-vector block of plain
     // 1×1 layers"). On AVX2 (16 registers) the tile is unmeasured and stays as it was.
-    if (per_column == 1 && shape.out_block == 0 && registers.count >= 32 && shape.r == 1 &&
-        shape.s == 1 && shape.stride == 1) {
+    if (per_column == 1 && registers.count >= 32 && shape.r == 1 && shape.s == 1 &&
+        shape.stride == 1) {
       most_columns /= 2;
     }
     const int64_t columns = LargestDivisorAtMost(out_w, most_columns);

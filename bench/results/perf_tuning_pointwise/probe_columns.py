@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The template seeds of plain (NCHW) 1×1 stride-1 convolutions against the same seeds with half
-the columns in the register tile, on every such layer of the zoo's task lists, side by side.
+the columns in the register tile, on every such layer of the zoo's task lists, side by side
+(--blocked: the same layers with activations blocked by 16).
 
 Why: the seeds fill the registers (28 accumulators on AVX-512: 16 channels × 28 columns or 32 ×
 14), but the fastest configurations tuning found on the held-out study's two plain 1×1 layers
@@ -55,11 +56,18 @@ def main():
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ops", help="only operators containing this text")
+    parser.add_argument("--blocked", action="store_true",
+                        help="the layers with activations blocked by 16 (in_block=16,out_block=16; "
+                             "those with C or K no multiple of 16 left out), as the zoo's models "
+                             "tune them")
     parser.add_argument("--out", required=True, help="folder for probe.json")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
     ops = [op for op in plain_pointwise_ops() if not args.ops or args.ops in op]
+    if args.blocked:
+        ops = [op + ",in_block=16,out_block=16" for op in ops
+               if dims(op)["C"] % 16 == 0 and dims(op)["K"] % 16 == 0]
     for op in ops:
         out_w = dims(op)["W"]
         seed_configs = seeds(args.glimpse, op, args.threads)
