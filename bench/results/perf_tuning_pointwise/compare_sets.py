@@ -11,6 +11,8 @@ import json
 import math
 import sys
 
+from probe_columns import largest_divisor_at_most
+
 LANES = 16
 
 
@@ -44,7 +46,7 @@ for r in rows:
         if narrow(c):
             tw = twin_of(c, r["twins"])
             out_w = json.loads(c)["tile_ow"][1] * json.loads(c)["tile_ow"][2]
-            rule_columns = max(d for d in range(1, 16) if out_w % d == 0)  # (32 − 1) / 2 = 15
+            rule_columns = largest_divisor_at_most(out_w, 15)  # (32 − 1) / 2 = 15
             if json.loads(c)["tile_ow"][2] == rule_columns:
                 new[c] = t  # the rule leaves it (14- and 7-wide layers)
                 continue

@@ -20,7 +20,6 @@ bench_cpu_templates, one process per operator and pass, the order rotated, the f
 import argparse
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,11 +27,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "bench"))
 sys.path.insert(0, os.path.join(REPO, "bench", "results", "perf_tuning_cold", "plain_pointwise"))
 from cpu_remeasure_runs import fastest_pass, timed_in_passes  # noqa: E402
-from probe import plain_pointwise_ops, seeds  # noqa: E402
-
-
-def dims(op):
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", op)}
+from probe import dims, plain_pointwise_ops, seeds  # noqa: E402
 
 
 def largest_divisor_at_most(n, limit):
