@@ -18,6 +18,15 @@ when both sittings are equally noisy) that model's τ against one sitting is
 (2/π)·arcsin(√sin(π·τ₁₂/2)): the "truth's τ" column, an estimate of the best any model can score
 against the corpus's labels.
 
+The same for the error of a time: issue 17 scores MAPE (pooled over records of at least 5 µs, as
+`perf-model evaluate`). Taking the second sitting's time as the prediction of the first's gives the
+MAPE of a "model" that is another sitting — raw, and with each operator's drift (its median ratio)
+divided out, since a model trained on one sitting has that sitting's scale. With the drift out, the
+log ratio ln(t₂/t₁) carries both sittings' noise, variance 2σ²; a model that knew the true times
+would err by one sitting's noise, e^X − 1 with X ~ N(0, σ²), whose mean absolute value is
+e^{σ²/2}·(2Φ(σ) − 1): the "truth's MAPE", an estimate of the least any model can score against the
+corpus's labels.
+
 `--first-out FILE` also writes the first file's records of the shared configurations as a corpus
 of their own, so that a model can be scored on the same configurations against either sitting
 (`glimpse perf-model evaluate --split none --predictors file:MODEL.json --corpus FILE`, then
@@ -95,6 +104,54 @@ def compare(first, again, min_records):
     return rows
 
 
+def mape(measured, predicted, min_time_s=5e-6):
+    """Mean absolute percentage error in percent over the pairs whose measured time is at least
+    min_time_s (as `perf-model evaluate` scores MAPE); None when no pair qualifies."""
+    errors = [abs(p - m) / m for m, p in zip(measured, predicted) if m >= min_time_s]
+    return 100 * statistics.mean(errors) if errors else None
+
+
+def truth_mape(log_ratios, robust=False):
+    """The MAPE in percent of a model that knew the true times, against one of two equally noisy
+    sittings whose drift-free log ratios ln(t₂/t₁) are `log_ratios` (see the module's comment);
+    None with fewer than two ratios. The ratios' spread is their standard deviation, or with
+    `robust` 1.4826 × their median absolute deviation (the standard deviation of a normal sample
+    with that MAD), which the few configurations one sitting caught in a slow state do not
+    inflate."""
+    if len(log_ratios) < 2:
+        return None
+    if robust:
+        centre = statistics.median(log_ratios)
+        spread = 1.4826 * statistics.median(abs(x - centre) for x in log_ratios)
+    else:
+        spread = statistics.stdev(log_ratios)
+    sigma = spread / math.sqrt(2)
+    phi = 0.5 * (1 + math.erf(sigma / math.sqrt(2)))
+    return 100 * math.exp(sigma * sigma / 2) * (2 * phi - 1)
+
+
+def errors_between(first, again, operators, min_time_s=5e-6):
+    """Over the configurations of `operators` ok in both sittings, pooled: (MAPE of the second
+    sitting's medians as predictions of the first's, the same with each operator's median ratio
+    divided out of the second, the truth's MAPE from the drift-free log ratios — by their standard
+    deviation and by their median absolute deviation), in percent;
+    only configurations whose first time is at least min_time_s count."""
+    t1, t2, t2_drift_free, log_ratios = [], [], [], []
+    for op in operators:
+        pairs = [(statistics.median(first[key]), statistics.median(again[key]))
+                 for key in first.keys() & again.keys() if key[0] == op]
+        drift = statistics.median(b / a for a, b in pairs)
+        for a, b in pairs:
+            if a < min_time_s:
+                continue
+            t1.append(a)
+            t2.append(b)
+            t2_drift_free.append(b / drift)
+            log_ratios.append(math.log(b / drift / a))
+    return (mape(t1, t2, min_time_s), mape(t1, t2_drift_free, min_time_s), truth_mape(log_ratios),
+            truth_mape(log_ratios, robust=True))
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus")
@@ -106,7 +163,8 @@ def main(argv):
                              "as a corpus")
     args = parser.parse_args(argv)
     again = ok_records(args.again)
-    rows = compare(ok_records(args.corpus), again, args.min_records)
+    first = ok_records(args.corpus)
+    rows = compare(first, again, args.min_records)
     if not rows:
         raise SystemExit(f"no operator has {args.min_records} configurations ok in both "
                          f"{args.corpus} and {args.again}")
@@ -117,12 +175,18 @@ def main(argv):
           f"{statistics.mean(truth_tau(r[2]) for r in rows):.3f}")
     print(f"  tau of the first sitting's halves, same records:   "
           f"{statistics.mean(r[3] for r in rows):.3f} (lowest {min(r[3] for r in rows):.3f})")
+    raw, drift_free, truth, truth_robust = errors_between(first, again, [r[0] for r in rows])
+    print(f"  MAPE (>= 5 us) of the second sitting's times as predictions of the first's: "
+          f"{raw:.1f} %; each operator's drift divided out: {drift_free:.1f} %")
+    print(f"  the truth's MAPE against one sitting (estimate):   {truth:.1f} % "
+          f"({truth_robust:.1f} % from the log ratios' median absolute deviation)")
     print("  | operator | configurations | tau between sittings | truth's tau | tau of halves | "
-          "median time ratio |")
-    print("  |---|---:|---:|---:|---:|---:|")
+          "median time ratio | MAPE % | MAPE % drift out | truth's MAPE % |")
+    print("  |---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for op, n, between, halves, ratio in rows:
+        op_raw, op_drift_free, op_truth, _ = errors_between(first, again, [op])
         print(f"  | {op} | {n} | {between:.3f} | {truth_tau(between):.3f} | {halves:.3f} | "
-              f"{ratio:.3f} |")
+              f"{ratio:.3f} | {op_raw:.1f} | {op_drift_free:.1f} | {op_truth:.1f} |")
     if args.first_out:
         kept = write_shared(args.corpus, again, args.first_out)
         print(f"wrote {kept} records of {args.corpus} to {args.first_out}")

@@ -86,6 +86,40 @@ class CompareTest(unittest.TestCase):
         for between in (0.1, 0.5, 0.85, 0.97):
             self.assertGreater(remeasure_ceiling.truth_tau(between), between)
 
+    def test_errors_between_the_sittings(self):
+        # Operator a as above: first 1, 2, 3, 4; again 2, 6, 4, 8. As predictions: errors 1, 2,
+        # 1/3, 1 (mean 108.3 %); with the median ratio 2 divided out (1, 3, 2, 4): 0, 1/2, 1/3, 0
+        # (20.8 %). A configuration under 5 µs in the first sitting is not scored.
+        first = [record("a", t, [t, t]) for t in (1.0, 2.0, 3.0, 4.0)]
+        again = [record("a", 1.0, [2.0, 2.0]), record("a", 2.0, [6.0, 6.0]),
+                 record("a", 3.0, [4.0, 4.0]), record("a", 4.0, [8.0, 8.0])]
+        first.append(record("a", 5.0, [1e-6, 1e-6]))
+        again.append(record("a", 5.0, [9e-6, 9e-6]))
+        write_corpus(self.first, first)
+        write_corpus(self.again, again)
+        raw, drift_free, truth, truth_robust = remeasure_ceiling.errors_between(
+            remeasure_ceiling.ok_records(self.first), remeasure_ceiling.ok_records(self.again),
+            ["a"])
+        self.assertAlmostEqual(raw, 100 * (1 + 2 + 1 / 3 + 1) / 4)
+        self.assertAlmostEqual(drift_free, 100 * (1 / 2 + 1 / 3) / 4)
+        self.assertGreater(truth, 0)
+        self.assertGreater(truth_robust, 0)
+
+    def test_truth_mape(self):
+        # Log ratios ±0.1: standard deviation 0.1·√2, so one sitting's σ = 0.1, and
+        # e^{0.005}·(2Φ(0.1) − 1) = 1.0050125 × 0.0796557 = 8.0055 %.
+        self.assertAlmostEqual(remeasure_ceiling.truth_mape([-0.1, 0.1]), 8.0055, places=3)
+        # Robust: MAD 0.1, spread 0.14826, σ = 0.104836; e^{σ²/2}·(2Φ(σ) − 1) = 8.395 %.
+        self.assertAlmostEqual(remeasure_ceiling.truth_mape([-0.1, 0.1], robust=True), 8.395,
+                               places=2)
+        # Two far ratios inflate the standard deviation's estimate, not the robust one (the MAD
+        # is still 0.1).
+        ratios = [-0.1, 0.1] * 10 + [2.0, -2.0]
+        self.assertGreater(remeasure_ceiling.truth_mape(ratios), 20)
+        self.assertAlmostEqual(remeasure_ceiling.truth_mape(ratios, robust=True), 8.395, places=2)
+        self.assertIsNone(remeasure_ceiling.truth_mape([0.1]))
+        self.assertIsNone(remeasure_ceiling.mape([1e-6], [2e-6]))
+
     def test_refuses_files_that_share_too_little(self):
         write_corpus(self.first, [record("a", 1.0, [1.0, 1.0])])
         write_corpus(self.again, [record("a", 2.0, [1.0, 1.0])])
