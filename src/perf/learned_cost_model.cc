@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <exception>
 #include <thread>
@@ -59,6 +60,19 @@ std::optional<std::string> MachineWarning(const Json& machine, const std::string
   }
   const std::string trained_on = machine["cpu"].get<std::string>();
   if (trained_on == cpu) return std::nullopt;
+  // A generic name ("AMD EPYC") recorded before names carried the family and model
+  // (glimpse/cpu_identity.h), which this machine's name extends: it may be this kind of CPU or
+  // another that shares the name, and the file cannot tell which.
+  const bool generic = std::none_of(trained_on.begin(), trained_on.end(),
+                                    [](unsigned char c) { return std::isdigit(c); });
+  if (generic && cpu.rfind(trained_on + " (", 0) == 0) {
+    return fmt::format(
+        "the performance model '{}' was trained on a CPU recorded only as '{}', a generic name "
+        "that several kinds of CPU share (glimpse now adds such a CPU's family and model); this "
+        "machine is '{}': if the model was trained on another kind, its ranking may not carry "
+        "over (the documentation of its training corpus may say which kind it was)",
+        model_path, trained_on, cpu);
+  }
   return fmt::format(
       "the performance model '{}' was trained on '{}', this machine is '{}': its predictions are "
       "the other machine's times, and their ranking may not carry over",

@@ -110,6 +110,25 @@ TEST(LearnedCostModelTest, AModelOfAnotherMachineIsFlagged) {
   ASSERT_TRUE(warning.has_value());
   EXPECT_NE(warning->find("trained on 'Here CPU', this machine is 'Other CPU'"), std::string::npos)
       << *warning;
+  // A generic name of before names carried the family and model, which this machine's extends:
+  // flagged as undecidable, not as another machine. A generic name this machine's does not
+  // extend is another machine.
+  model.training_info()["machine"] = {{"cpu", "AMD EPYC"}};
+  warning = PerfModelMachineWarning(model, "AMD EPYC (family 25, model 17)", "m.json");
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("recorded only as 'AMD EPYC', a generic name"), std::string::npos)
+      << *warning;
+  warning =
+      PerfModelMachineWarning(model, "Intel(R) Xeon(R) Processor (family 6, model 207)", "m.json");
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("trained on 'AMD EPYC', this machine is 'Intel"), std::string::npos)
+      << *warning;
+  model.training_info()["machine"] = {{"cpu", "AMD EPYC 9R14"}};
+  warning = PerfModelMachineWarning(model, "AMD EPYC 9R14 (family 25, model 17)", "m.json");
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("trained on 'AMD EPYC 9R14', this machine"), std::string::npos)
+      << *warning;
+  model.training_info()["machine"] = {{"cpu", "Here CPU"}, {"cpus", 2}};
   // The machine travels in the file.
   const PerfModel loaded = PerfModel::FromJson(model.ToJson(), "m.json");
   EXPECT_FALSE(PerfModelMachineWarning(loaded, "Here CPU", "m.json").has_value());
