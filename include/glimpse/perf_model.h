@@ -29,6 +29,13 @@
 //                      "tile_mean", "tile_std" (6 each), "target_mean", "target_std" (ln s)},
 //    "layers": {name: {"inputs", "outputs", "weight" (outputs × inputs), "bias"}},
 //    "made_by": the command line, "training": {…what it was trained on, its losses…}}
+// A network that learned times relative to the roofline's estimate (`glimpse train perf-model
+// --target log-efficiency`) adds, as version 2 of the file,
+//    "target": "log-efficiency", "roofline_profile": {the machine profile, perf_predictor.h},
+// and its outputs are ln(time / the roofline's estimate of the program on that profile): the
+// program-time model that reads the file (LoadProgramTimeModel, glimpse/xgb_perf_model.h) adds
+// the estimate back. A network of ln time stays a version-1 file, which every glimpse that reads
+// models reads; a version-1 reader refuses a version-2 file rather than rank with its outputs.
 // Load refuses another format or version and a model trained on other program-graph features,
 // naming the file and the command that remakes it. The format's third architecture,
 // "xgb-loop-features" (XGBoost on loop features, glimpse/xgb_perf_model.h), is no network: Load
@@ -46,7 +53,13 @@ namespace glimpse {
 
 constexpr const char* kPerfModelFormat = "glimpse-perf-model";
 // Bump when the file's fields or the network's arithmetic change; Load refuses other versions.
-constexpr int kPerfModelVersion = 1;
+// A network of ln time is written as version kPerfModelLogTimeVersion (its fields are those of
+// that version); one relative to the roofline as kPerfModelVersion.
+constexpr int kPerfModelVersion = 2;
+constexpr int kPerfModelLogTimeVersion = 1;
+// What the network's output is: ln time, or ln(time / the roofline's estimate).
+constexpr const char* kPerfModelLogTime = "log-time";
+constexpr const char* kPerfModelLogEfficiency = "log-efficiency";
 
 enum class PerfModelArchitecture { kGraphSage, kLstm };
 const char* PerfModelArchitectureName(PerfModelArchitecture architecture);  // "graphsage", "lstm"
@@ -90,7 +103,9 @@ class PerfModel {
   // Written atomically (temporary file, rename); creates the parent directory.
   void Save(const std::string& path) const;
 
-  // ln(seconds) for each graph, in order. Graphs are independent; no graph is modified.
+  // ln(seconds) for each graph, in order. Graphs are independent; no graph is modified. For a
+  // network relative to the roofline (RelativeToRoofline()), the network's output alone:
+  // ln(seconds / the roofline's estimate), which a graph does not carry.
   std::vector<double> PredictLogTimes(const std::vector<const ProgramGraph*>& graphs) const;
   std::vector<double> PredictSeconds(const std::vector<const ProgramGraph*>& graphs) const;
   double PredictLogTime(const ProgramGraph& graph) const;
@@ -103,10 +118,22 @@ class PerfModel {
   Json& training_info() { return training_; }
   const Json& training_info() const { return training_; }
 
+  // The network's target: kPerfModelLogTime, or kPerfModelLogEfficiency with the machine profile
+  // (MachineProfileToJson's object, glimpse/perf_predictor.h) whose roofline estimate its outputs
+  // are relative to.
+  const std::string& target() const { return target_; }
+  bool RelativeToRoofline() const { return target_ == kPerfModelLogEfficiency; }
+  const Json& roofline_profile() const { return roofline_profile_; }
+  // Marks the network as one of ln(time / the roofline's estimate on `profile`). Throws Error for
+  // a profile that is not a JSON object.
+  void SetRelativeToRoofline(Json profile);
+
  private:
   std::shared_ptr<const PerfModelState> state_;
   std::string made_by_;
   Json training_ = Json::object();
+  std::string target_ = kPerfModelLogTime;
+  Json roofline_profile_;  // null unless relative to the roofline
 };
 
 }  // namespace glimpse

@@ -103,6 +103,9 @@ struct RooflineEstimate {
   double time_s = 0.0;
 };
 RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& profile);
+// ln of EstimateRoofline(nest, profile).time_s (floored at 1e-12 s): what a model of times
+// relative to the roofline (target log-efficiency) adds to its output.
+double LogRooflineEstimate(const LoopNest& nest, const MachineProfile& profile);
 
 // `calibrated`: one scale per operator kind fitted on the training split (the geometric mean of
 // measured / estimated over its records: least squares in log time), the kind-independent scale

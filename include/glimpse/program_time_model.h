@@ -12,6 +12,7 @@
 // Units: ln(seconds) per program.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,8 +38,16 @@ class ProgramTimeModel {
   virtual std::string MadeBy() const = 0;
 };
 
+// What a network's output is relative to, per program: ln of the roofline's estimate of the
+// nest's time (glimpse/perf_predictor.h LogRooflineEstimate) for a network of
+// ln(time / estimate).
+using ProgramLogOffset = std::function<double(const LoopNest&)>;
+
 // The learned network as a program-time model: each nest's program graph (BuildProgramGraph)
-// through PerfModel::PredictLogTimes. Throws Error for a null model.
-std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const PerfModel> model);
+// through PerfModel::PredictLogTimes, plus `log_offset` of the nest when given. Throws Error for a
+// null model, and for a network relative to the roofline without an offset
+// (LoadProgramTimeModel gives it the estimate of the file's profile).
+std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const PerfModel> model,
+                                                           ProgramLogOffset log_offset = nullptr);
 
 }  // namespace glimpse

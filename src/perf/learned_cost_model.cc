@@ -21,7 +21,8 @@ namespace {
 
 class NetworkTimeModel : public ProgramTimeModel {
  public:
-  explicit NetworkTimeModel(std::shared_ptr<const PerfModel> model) : model_(std::move(model)) {}
+  NetworkTimeModel(std::shared_ptr<const PerfModel> model, ProgramLogOffset log_offset)
+      : model_(std::move(model)), log_offset_(std::move(log_offset)) {}
 
   std::string Architecture() const override {
     return PerfModelArchitectureName(model_->shape().architecture);
@@ -34,7 +35,11 @@ class NetworkTimeModel : public ProgramTimeModel {
     std::vector<const ProgramGraph*> pointers;
     pointers.reserve(graphs.size());
     for (const ProgramGraph& graph : graphs) pointers.push_back(&graph);
-    return model_->PredictLogTimes(pointers);
+    std::vector<double> log_times = model_->PredictLogTimes(pointers);
+    if (log_offset_) {
+      for (size_t i = 0; i < nests.size(); ++i) log_times[i] += log_offset_(*nests[i]);
+    }
+    return log_times;
   }
 
   const Json& TrainingInfo() const override { return model_->training_info(); }
@@ -42,6 +47,7 @@ class NetworkTimeModel : public ProgramTimeModel {
 
  private:
   std::shared_ptr<const PerfModel> model_;
+  ProgramLogOffset log_offset_;
 };
 
 Json TrainingMachine(const Json& info) {
@@ -81,9 +87,16 @@ std::optional<std::string> MachineWarning(const Json& machine, const std::string
 
 }  // namespace
 
-std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const PerfModel> model) {
+std::shared_ptr<const ProgramTimeModel> AsProgramTimeModel(std::shared_ptr<const PerfModel> model,
+                                                           ProgramLogOffset log_offset) {
   if (!model) throw Error("AsProgramTimeModel: no performance model given");
-  return std::make_shared<NetworkTimeModel>(std::move(model));
+  if (model->RelativeToRoofline() && !log_offset) {
+    throw Error(
+        "AsProgramTimeModel: the network predicts times relative to the roofline's estimate "
+        "(target log-efficiency); read its file with LoadProgramTimeModel "
+        "(glimpse/xgb_perf_model.h), which adds the estimate");
+  }
+  return std::make_shared<NetworkTimeModel>(std::move(model), std::move(log_offset));
 }
 
 LearnedCostModel::LearnedCostModel(std::shared_ptr<const ProgramTimeModel> model, Operator op,

@@ -118,24 +118,37 @@ Json PerfModel::ToJson() const {
        NamedLayers<const PerfModelState, const perf::PerfDenseLayer>(s)) {
     layers[name] = layer->ToJson();
   }
-  return {{"format", kPerfModelFormat},
-          {"version", kPerfModelVersion},
-          {"program_graph_feature_version", kProgramGraphFeatureVersion},
-          {"architecture", PerfModelArchitectureName(s.shape.architecture)},
-          {"hyperparameters",
-           {{"hidden", s.shape.hidden},
-            {"hops", s.shape.hops},
-            {"readout_hidden", s.shape.readout_hidden}}},
-          {"normalisation",
-           {{"feature_mean", norm.feature_mean},
-            {"feature_std", norm.feature_std},
-            {"tile_mean", norm.tile_mean},
-            {"tile_std", norm.tile_std},
-            {"target_mean", norm.target_mean},
-            {"target_std", norm.target_std}}},
-          {"layers", std::move(layers)},
-          {"made_by", made_by_},
-          {"training", training_}};
+  Json out = {{"format", kPerfModelFormat},
+              {"version", RelativeToRoofline() ? kPerfModelVersion : kPerfModelLogTimeVersion},
+              {"program_graph_feature_version", kProgramGraphFeatureVersion},
+              {"architecture", PerfModelArchitectureName(s.shape.architecture)},
+              {"hyperparameters",
+               {{"hidden", s.shape.hidden},
+                {"hops", s.shape.hops},
+                {"readout_hidden", s.shape.readout_hidden}}},
+              {"normalisation",
+               {{"feature_mean", norm.feature_mean},
+                {"feature_std", norm.feature_std},
+                {"tile_mean", norm.tile_mean},
+                {"tile_std", norm.tile_std},
+                {"target_mean", norm.target_mean},
+                {"target_std", norm.target_std}}},
+              {"layers", std::move(layers)},
+              {"made_by", made_by_},
+              {"training", training_}};
+  if (RelativeToRoofline()) {
+    out["target"] = target_;
+    out["roofline_profile"] = roofline_profile_;
+  }
+  return out;
+}
+
+void PerfModel::SetRelativeToRoofline(Json profile) {
+  if (!profile.is_object()) {
+    throw Error("PerfModel: the roofline profile of a relative model must be a JSON object");
+  }
+  target_ = kPerfModelLogEfficiency;
+  roofline_profile_ = std::move(profile);
 }
 
 PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
@@ -156,10 +169,26 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
   const int version = json.contains("version") && json.at("version").is_number_integer()
                           ? json.at("version").get<int>()
                           : -1;
-  if (version != kPerfModelVersion) {
+  if (version != kPerfModelVersion && version != kPerfModelLogTimeVersion) {
     throw Error(fmt::format(
-        "{}: performance model version {}; this glimpse reads version {} (remake it with '{}')",
-        origin, version, kPerfModelVersion, kRemake));
+        "{}: performance model version {}; this glimpse reads versions {} and {} (remake it with "
+        "'{}')",
+        origin, version, kPerfModelLogTimeVersion, kPerfModelVersion, kRemake));
+  }
+  // Version 2 is a network relative to the roofline; version 1 has no target (ln time).
+  const std::string target = StringOr(json, "target");
+  if (version == kPerfModelLogTimeVersion && !target.empty()) {
+    throw Error(fmt::format(
+        "{}: a version-{} file with a target ('{}'): only version {} has one (remake it with '{}')",
+        origin, version, target, kPerfModelVersion, kRemake));
+  }
+  if (version == kPerfModelVersion &&
+      (target != kPerfModelLogEfficiency || !json.contains("roofline_profile") ||
+       !json.at("roofline_profile").is_object())) {
+    throw Error(
+        fmt::format("{}: a version-{} performance model needs \"target\": \"{}\" and a "
+                    "\"roofline_profile\" object (the target is '{}'; remake it with '{}')",
+                    origin, version, kPerfModelLogEfficiency, target, kRemake));
   }
   const int features = json.contains("program_graph_feature_version") &&
                                json.at("program_graph_feature_version").is_number_integer()
@@ -197,6 +226,7 @@ PerfModel PerfModel::FromJson(const Json& json, const std::string& origin) {
   PerfModel model(std::move(state));
   model.made_by_ = StringOr(json, "made_by");
   if (json.contains("training")) model.training_ = json.at("training");
+  if (version == kPerfModelVersion) model.SetRelativeToRoofline(json.at("roofline_profile"));
   return model;
 }
 

@@ -8,6 +8,7 @@
 #include "cli_fixture.h"
 #include "glimpse/json_file.h"
 #include "glimpse/perf_model.h"
+#include "glimpse/perf_predictor.h"
 #include "glimpse/xgb_perf_model.h"
 #include "perf/synthetic_perf_corpus.h"
 
@@ -90,6 +91,77 @@ TEST_F(CliTrainPerfModelTest, EvaluateTrainsTheLearnedModelsAndReadsAFile) {
   EXPECT_EQ(relative_scores[0]["details"]["architecture"], "lstm-efficiency");
   EXPECT_EQ(relative_scores[0]["details"]["target"], "log-efficiency");
   EXPECT_EQ(relative_scores[1]["details"]["colsample_bytree"], 0.5);
+}
+
+// --target log-efficiency: the network learns ln(time / the roofline's estimate); the file keeps
+// the profile as version 2, and what reads it for tuning (LoadProgramTimeModel) predicts the
+// network's output plus the estimate's ln on that profile.
+TEST_F(CliTrainPerfModelTest, TrainsANetworkRelativeToTheRoofline) {
+  const std::string corpus = Corpus();
+  const std::string profile = DefaultMachineProfilePath();
+  const std::string out = Db("relative.json");
+  CommandResult result =
+      RunGlimpse({"train", "perf-model", "--corpus", corpus, "--epochs", "2", "--hidden", "8",
+                  "--target", "log-efficiency", "--roofline-profile", profile, "--out", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::ifstream in(out);
+  const Json json = Json::parse(in);
+  EXPECT_EQ(json["version"], kPerfModelVersion);
+  EXPECT_EQ(json["target"], "log-efficiency");
+  EXPECT_EQ(json["roofline_profile"]["name"], LoadMachineProfile(profile).name);
+  const PerfModel network = PerfModel::Load(out);
+  ASSERT_TRUE(network.RelativeToRoofline());
+  EXPECT_NE(network.made_by().find("--target log-efficiency --roofline-profile " + profile),
+            std::string::npos)
+      << network.made_by();
+
+  const auto model = LoadProgramTimeModel(out);
+  const Operator op = ParseOperator(testing_perf::SyntheticOperators().front());
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(4);
+  std::vector<LoopNest> nests;
+  for (int i = 0; i < 5; ++i) nests.push_back(MakeCpuNest(op, space, *space.SampleValid(rng)));
+  std::vector<const LoopNest*> batch;
+  for (const LoopNest& nest : nests) batch.push_back(&nest);
+  const std::vector<double> predicted = model->PredictLogTimes(batch);
+  ASSERT_EQ(predicted.size(), nests.size());
+  const MachineProfile machine = LoadMachineProfile(profile);
+  for (size_t i = 0; i < nests.size(); ++i) {
+    const double network_output = network.PredictLogTime(BuildProgramGraph(nests[i]));
+    EXPECT_NEAR(predicted[i], network_output + LogRooflineEstimate(nests[i], machine), 1e-9) << i;
+    // The estimate is no constant: the prediction is not the network's output shifted.
+    EXPECT_NE(LogRooflineEstimate(nests[i], machine), 0.0);
+  }
+  // `perf-model evaluate` reads the file the same way.
+  const std::string report_path = Db("eval-relative-file.json");
+  result = RunGlimpse({"perf-model", "evaluate", "--corpus", corpus, "--split", "operators",
+                       "--predictors", "file:" + out, "--json", report_path});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+
+  // The target needs the profile; the profile needs the target; xgb has its own flags.
+  result = RunGlimpse(
+      {"train", "perf-model", "--corpus", corpus, "--target", "log-efficiency", "--out", out});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--target log-efficiency learns times relative to the roofline's "
+                            "estimate: give --roofline-profile too"),
+            std::string::npos)
+      << result.err;
+  result = RunGlimpse(
+      {"train", "perf-model", "--corpus", corpus, "--roofline-profile", profile, "--out", out});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.err.find("--roofline-profile is what --target log-efficiency is relative to"),
+            std::string::npos)
+      << result.err;
+  result = RunGlimpse({"train", "perf-model", "--corpus", corpus, "--model", "xgb", "--target",
+                       "log-efficiency", "--out", out});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--target is a flag of --model graphsage and lstm; --model is 'xgb'"),
+            std::string::npos)
+      << result.err;
+  result = RunGlimpse(
+      {"train", "perf-model", "--corpus", corpus, "--target", "log-speed", "--out", out});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("--target"), std::string::npos) << result.err;
 }
 
 TEST_F(CliTrainPerfModelTest, TrainsTheXgbTransferModel) {

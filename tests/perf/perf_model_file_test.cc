@@ -12,6 +12,7 @@
 #include "glimpse/perf_model.h"
 #include "glimpse/perf_predictor.h"
 #include "glimpse/perf_training.h"
+#include "glimpse/program_time_model.h"
 #include "perf/perf_network.h"
 #include "random_perf_model.h"
 #include "synthetic_perf_corpus.h"
@@ -91,6 +92,62 @@ TEST(PerfModelFileTest, RefusesOtherVersionsNamingTheFileAndTheRemakeCommand) {
   Json format = good;
   format["format"] = "glimpse-prior-generator";
   ExpectRefused(format, "format.json", "expected 'glimpse-perf-model'");
+}
+
+// A network of ln time stays a version-1 file without a target; one relative to the roofline is
+// version 2 with its target and profile, and round-trips as such.
+TEST(PerfModelFileTest, ARelativeNetworkIsAVersion2FileWithItsProfile) {
+  PerfModel model = testing_perf::RandomPerfModel(PerfModelArchitecture::kGraphSage, 5);
+  const Json plain = model.ToJson();
+  EXPECT_EQ(plain["version"], kPerfModelLogTimeVersion);
+  EXPECT_FALSE(plain.contains("target"));
+  EXPECT_FALSE(model.RelativeToRoofline());
+  EXPECT_EQ(model.target(), "log-time");
+
+  const Json profile = {{"name", "test machine"}, {"peak_gflops", 100.0}};
+  model.SetRelativeToRoofline(profile);
+  const Json relative = model.ToJson();
+  EXPECT_EQ(relative["version"], kPerfModelVersion);
+  EXPECT_EQ(relative["target"], "log-efficiency");
+  EXPECT_EQ(relative["roofline_profile"], profile);
+  const std::string path = TempPath("relative.json");
+  model.Save(path);
+  const PerfModel loaded = PerfModel::Load(path);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(loaded.RelativeToRoofline());
+  EXPECT_EQ(loaded.roofline_profile(), profile);
+  const std::vector<ProgramGraph> graphs = SomeGraphs();
+  EXPECT_EQ(loaded.PredictLogTime(graphs[0]), model.PredictLogTime(graphs[0]));
+  EXPECT_THROW(model.SetRelativeToRoofline(Json("profile.json")), Error);
+
+  // A relative network has no meaning without the estimate: a program-time model of it needs
+  // the offset (LoadProgramTimeModel gives it).
+  try {
+    AsProgramTimeModel(std::make_shared<const PerfModel>(loaded));
+    FAIL() << "a relative network without its offset";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("LoadProgramTimeModel"), std::string::npos) << e.what();
+  }
+  const auto shifted = AsProgramTimeModel(std::make_shared<const PerfModel>(loaded),
+                                          [](const LoopNest&) { return 2.0; });
+  const Operator op = ParseOperator(testing_perf::SyntheticOperators().front());
+  const ConfigSpace space = MakeCpuSpace(op);
+  Rng rng(3);
+  const LoopNest nest = MakeCpuNest(op, space, *space.SampleValid(rng));
+  EXPECT_NEAR(shifted->PredictLogTimes({&nest})[0],
+              loaded.PredictLogTime(BuildProgramGraph(nest)) + 2.0, 1e-12);
+
+  // Version and target go together.
+  Json no_target = relative;
+  no_target.erase("target");
+  ExpectRefused(no_target, "no_target.json", "needs \"target\": \"log-efficiency\"");
+  Json no_profile = relative;
+  no_profile.erase("roofline_profile");
+  ExpectRefused(no_profile, "no_profile.json", "a \"roofline_profile\" object");
+  Json old_with_target = relative;
+  old_with_target["version"] = kPerfModelLogTimeVersion;
+  ExpectRefused(old_with_target, "old_with_target.json",
+                "a version-1 file with a target ('log-efficiency')");
 }
 
 TEST(PerfModelFileTest, RefusesAMisSizedLayer) {

@@ -22,6 +22,7 @@
 #include "glimpse/model_zoo.h"
 #include "glimpse/ops.h"
 #include "glimpse/perf_corpus.h"
+#include "glimpse/perf_predictor.h"
 #include "glimpse/perf_training.h"
 #include "glimpse/prior_generator.h"
 #include "glimpse/validity_ensemble.h"
@@ -450,6 +451,10 @@ struct TrainPerfModelFlags {
   std::vector<std::string> exclude_operators;
   std::string out_path;
   PerfModelTrainOptions options;
+  // graphsage/lstm: what the network learns, ln time or ln(time / the roofline's estimate on
+  // roofline_profile).
+  std::string target = kPerfModelLogTime;
+  std::string roofline_profile;
   XgbPerfOptions xgb;                // --model xgb (its seed is options.seed)
   std::string xgb_roofline_profile;  // --model xgb: the roofline's terms as features, this profile
 };
@@ -458,7 +463,7 @@ struct TrainPerfModelFlags {
 const char* const kNetworkFlags[] = {"--epochs",    "--batch-size",       "--hidden",
                                      "--hops",      "--readout-hidden",   "--lr",
                                      "--rank-loss", "--rank-loss-weight", "--validation-fraction",
-                                     "--patience"};
+                                     "--patience",  "--target",           "--roofline-profile"};
 const char* const kXgbFlags[] = {"--xgb-rounds",    "--xgb-eta",
                                  "--xgb-max-depth", "--xgb-threads",
                                  "--xgb-target",    "--xgb-roofline-profile",
@@ -509,6 +514,10 @@ std::string CommandLine(const TrainPerfModelFlags& flags) {
       flags.corpus_path, flags.architecture, o.epochs, o.batch_size, o.shape.hidden, o.shape.hops,
       o.shape.readout_hidden, o.learning_rate, flags.rank_loss, o.rank_loss_weight,
       o.validation_fraction, o.patience, o.seed);
+  // A network of ln time keeps the command line it always had.
+  if (flags.target != kPerfModelLogTime) {
+    line += " --target " + flags.target + " --roofline-profile " + flags.roofline_profile;
+  }
   return line + Exclusions(flags) + " --out " + flags.out_path;
 }
 
@@ -597,16 +606,41 @@ void RunTrainPerfModel(TrainPerfModelFlags flags) {
   }
   flags.options.shape.architecture = ParsePerfModelArchitecture(flags.architecture);
   flags.options.rank_loss = ParsePerfRankLoss(flags.rank_loss);
+  const bool relative = flags.target == kPerfModelLogEfficiency;
+  if (relative && flags.roofline_profile.empty()) {
+    throw Error(
+        "--target log-efficiency learns times relative to the roofline's estimate: give "
+        "--roofline-profile too (the corpus machine's, e.g. "
+        "data/hardware/cpu_machine_profile_amd_epyc.json)");
+  }
+  if (!relative && !flags.roofline_profile.empty()) {
+    throw Error(
+        "--roofline-profile is what --target log-efficiency is relative to; with --target "
+        "log-time the network does not read it");
+  }
+  std::optional<MachineProfile> profile;
+  if (relative) profile = LoadMachineProfile(flags.roofline_profile);
   size_t total = 0;
   const PerfCorpus corpus = TrainingCorpus(flags, &total);
   std::vector<std::string> skipped;
-  std::vector<PerfTrainingExample> examples = PerfTrainingExamples(corpus, &skipped);
+  std::vector<PerfTrainingExample> examples;
+  if (relative) {
+    std::vector<const PerfCorpusRecord*> records;
+    records.reserve(corpus.records.size());
+    for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
+    examples = PerfTrainingExamples(records, &skipped, [&profile](const PerfCorpusRecord& r) {
+      return LogRooflineEstimate(RecordNest(r), *profile);
+    });
+  } else {
+    examples = PerfTrainingExamples(corpus, &skipped);
+  }
   for (const std::string& line : skipped) std::cerr << "skipped " << line << "\n";
   std::cerr << fmt::format(
       "{}: {} records, {} after exclusions, {} examples (ok, rebuilt); training {} …\n",
       flags.corpus_path, total, corpus.records.size(), examples.size(), flags.architecture);
   PerfModelTrainReport report;
   PerfModel model = TrainPerfModel(examples, flags.options, &report, &std::cerr);
+  if (relative) model.SetRelativeToRoofline(MachineProfileToJson(*profile));
   model.set_made_by(CommandLine(flags));
   RecordTrainingData(flags, corpus, model.training_info());
   model.Save(flags.out_path);
@@ -638,6 +672,16 @@ void AddTrainPerfModel(CLI::App& train) {
                   "for glimpse tune --cost-model)")
       ->default_str("graphsage");
   AddPerfTrainFlags(cmd, o, flags->rank_loss, "graphsage/lstm: ");
+  cmd->add_option("--target", flags->target,
+                  "graphsage/lstm: log-time (the paper's: ln time) or log-efficiency (ln(time / "
+                  "the roofline's estimate on --roofline-profile); the file keeps the profile "
+                  "and its predictions add the estimate back)")
+      ->check(CLI::IsMember({kPerfModelLogTime, kPerfModelLogEfficiency}))
+      ->default_str(kPerfModelLogTime);
+  cmd->add_option("--roofline-profile", flags->roofline_profile,
+                  "graphsage/lstm with --target log-efficiency: the machine profile of the "
+                  "roofline's estimate (the corpus machine's, e.g. "
+                  "data/hardware/cpu_machine_profile_amd_epyc.json)");
   cmd->add_option("--xgb-rounds", flags->xgb.rounds, "xgb: boosting rounds")->default_str("300");
   cmd->add_option("--xgb-eta", flags->xgb.eta, "xgb: learning rate")->default_str("0.1");
   cmd->add_option("--xgb-target", flags->xgb.target,

@@ -116,6 +116,10 @@ RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& pr
   return estimate;
 }
 
+double LogRooflineEstimate(const LoopNest& nest, const MachineProfile& profile) {
+  return std::log(std::max(EstimateRoofline(nest, profile).time_s, 1e-12));
+}
+
 namespace {
 
 class RooflinePredictor : public PerfPredictor {

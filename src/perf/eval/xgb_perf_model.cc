@@ -345,7 +345,15 @@ std::shared_ptr<const ProgramTimeModel> LoadProgramTimeModel(const std::string& 
       json.at("architecture") == kXgbPerfModelArchitecture) {
     return std::make_shared<const XgbPerfModel>(XgbPerfModel::FromJson(json, path));
   }
-  return AsProgramTimeModel(std::make_shared<const PerfModel>(PerfModel::FromJson(json, path)));
+  auto network = std::make_shared<const PerfModel>(PerfModel::FromJson(json, path));
+  if (!network->RelativeToRoofline()) return AsProgramTimeModel(std::move(network));
+  // A network of ln(time / the roofline's estimate): the estimate on the file's profile is added
+  // back to each prediction.
+  const MachineProfile profile =
+      MachineProfileFromJson(network->roofline_profile(), path + ": roofline_profile");
+  return AsProgramTimeModel(std::move(network), [profile](const LoopNest& nest) {
+    return LogRooflineEstimate(nest, profile);
+  });
 }
 
 }  // namespace glimpse

@@ -18,7 +18,7 @@ namespace {
 
 // ln of the roofline's estimate of a record's program on `profile`.
 double LogRooflineEstimate(const PerfCorpusRecord& record, const MachineProfile& profile) {
-  return std::log(std::max(EstimateRoofline(RecordNest(record), profile).time_s, 1e-12));
+  return LogRooflineEstimate(RecordNest(record), profile);
 }
 
 class LearnedPerfPredictor : public PerfPredictor {
