@@ -121,8 +121,10 @@ class PerfModel {
   // The network's target: kPerfModelLogTime, or kPerfModelLogEfficiency with the machine profile
   // (MachineProfileToJson's object, glimpse/perf_predictor.h) whose roofline estimate its outputs
   // are relative to.
-  const std::string& target() const { return target_; }
-  bool RelativeToRoofline() const { return target_ == kPerfModelLogEfficiency; }
+  std::string target() const {
+    return RelativeToRoofline() ? kPerfModelLogEfficiency : kPerfModelLogTime;
+  }
+  bool RelativeToRoofline() const { return !roofline_profile_.is_null(); }
   const Json& roofline_profile() const { return roofline_profile_; }
   // Marks the network as one of ln(time / the roofline's estimate on `profile`). Throws Error for
   // a profile that is not a JSON object.
@@ -132,8 +134,7 @@ class PerfModel {
   std::shared_ptr<const PerfModelState> state_;
   std::string made_by_;
   Json training_ = Json::object();
-  std::string target_ = kPerfModelLogTime;
-  Json roofline_profile_;  // null unless relative to the roofline
+  Json roofline_profile_;  // null: a network of ln time
 };
 
 }  // namespace glimpse

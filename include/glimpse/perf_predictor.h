@@ -106,6 +106,8 @@ RooflineEstimate EstimateRoofline(const LoopNest& nest, const MachineProfile& pr
 // ln of EstimateRoofline(nest, profile).time_s (floored at 1e-12 s): what a model of times
 // relative to the roofline (target log-efficiency) adds to its output.
 double LogRooflineEstimate(const LoopNest& nest, const MachineProfile& profile);
+// The same of a corpus record's program (RecordNest): the offset a relative network trains on.
+double LogRooflineEstimate(const PerfCorpusRecord& record, const MachineProfile& profile);
 
 // `calibrated`: one scale per operator kind fitted on the training split (the geometric mean of
 // measured / estimated over its records: least squares in log time), the kind-independent scale

@@ -137,7 +137,7 @@ Json PerfModel::ToJson() const {
               {"made_by", made_by_},
               {"training", training_}};
   if (RelativeToRoofline()) {
-    out["target"] = target_;
+    out["target"] = kPerfModelLogEfficiency;
     out["roofline_profile"] = roofline_profile_;
   }
   return out;
@@ -147,7 +147,6 @@ void PerfModel::SetRelativeToRoofline(Json profile) {
   if (!profile.is_object()) {
     throw Error("PerfModel: the roofline profile of a relative model must be a JSON object");
   }
-  target_ = kPerfModelLogEfficiency;
   roofline_profile_ = std::move(profile);
 }
 

@@ -629,7 +629,7 @@ void RunTrainPerfModel(TrainPerfModelFlags flags) {
     records.reserve(corpus.records.size());
     for (const PerfCorpusRecord& record : corpus.records) records.push_back(&record);
     examples = PerfTrainingExamples(records, &skipped, [&profile](const PerfCorpusRecord& r) {
-      return LogRooflineEstimate(RecordNest(r), *profile);
+      return LogRooflineEstimate(r, *profile);
     });
   } else {
     examples = PerfTrainingExamples(corpus, &skipped);

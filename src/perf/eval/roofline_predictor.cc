@@ -120,6 +120,10 @@ double LogRooflineEstimate(const LoopNest& nest, const MachineProfile& profile) 
   return std::log(std::max(EstimateRoofline(nest, profile).time_s, 1e-12));
 }
 
+double LogRooflineEstimate(const PerfCorpusRecord& record, const MachineProfile& profile) {
+  return LogRooflineEstimate(RecordNest(record), profile);
+}
+
 namespace {
 
 class RooflinePredictor : public PerfPredictor {

@@ -16,11 +16,6 @@
 namespace glimpse {
 namespace {
 
-// ln of the roofline's estimate of a record's program on `profile`.
-double LogRooflineEstimate(const PerfCorpusRecord& record, const MachineProfile& profile) {
-  return LogRooflineEstimate(RecordNest(record), profile);
-}
-
 class LearnedPerfPredictor : public PerfPredictor {
  public:
   LearnedPerfPredictor(PerfModelTrainOptions options, std::ostream* progress,
