@@ -5,7 +5,8 @@
                [--seeds 1,2,3] [--strategies …] [--label NAME]
   study.py summarize --out DIR [--corpus C.jsonl.gz] [--json FILE]
   study.py drift --out DIR
-  study.py recheck --out DIR [--passes 3] [--bench B] [--threads 2] [--json FILE]
+  study.py recheck --out DIR [--passes 8] [--bench B] [--threads 2] [--json FILE]
+                   [--only STRATEGY,…] [--best-from RECHECK_JSON [--best-top 8]]
 
 `run` tunes every operator of --ops (one per line, '#' comments) with each strategy and seed on
 this CPU, each (strategy, seed) into its own database DIR/<strategy>-s<seed>.db so that no run
@@ -72,6 +73,13 @@ re-timing uses this build's code for each configuration, which may differ from t
 a template changed since (docs/perf-corpus.md, the template versions). A run's records are read
 from DIR/<strategy>-s<seed>.db, or where there is none from the export
 DIR/<strategy>-s<seed>.jsonl.gz (`glimpse db export`, gzipped) that a committed study keeps.
+Its --json file also keeps every pass's time of each configuration ("passes"), which
+bench/perf_tuning/crossfit.py --split reads to score the runs against a best configuration chosen
+on half of the passes and timed on the other half (the fastest of many noisy times flatters the
+configuration that drew it). --only re-times the runs of the strategies named, not the others.
+--best-from adds another re-timing's fastest configurations of each operator (--best-top, 8) to
+those re-timed, so that a study of few runs is scored against a larger study's best rather than
+only its own.
 
 `drift` tells whether the machine changed speed while the study ran, which biases runs made at
 different times: over the configurations that at least 3 measurements (of any runs) timed, each
@@ -389,13 +397,14 @@ def load_recheck(out, recheck_json):
         return json.load(f), retimed
 
 
-def retimed_qualities(series, length, times, choose=None):
+def retimed_qualities(series, length, times, choose=None, best=None):
     """A run's quality on one operator after each of its `length` measurements, by re-timed
-    times: the fastest of `times` ({config: re-timed s}) over the re-timed time of the
-    configuration chosen from its incumbents so far (`series`, incumbents()'s [(n, config)]) —
-    by default its own latest; `choose(configs so far) → config` picks otherwise. 0 before its
-    first ok measurement, or where the chosen configuration's re-timing failed."""
-    best = min(times.values())
+    times: `best` (by default the fastest of `times`, {config: re-timed s}) over the re-timed time
+    of the configuration chosen from its incumbents so far (`series`, incumbents()'s [(n,
+    config)]) — by default its own latest; `choose(configs so far) → config` picks otherwise. 0
+    before its first ok measurement, or where the chosen configuration's re-timing failed."""
+    if best is None:
+        best = min(times.values())
     out, so_far, next_change = [], [], 0
     for n in range(1, length + 1):
         while next_change < len(series) and series[next_change][0] == n:
@@ -416,21 +425,45 @@ def recheck(args):
         sys.exit(f"study.py recheck: --bench {args.bench} is not an executable "
                  "(build bench_cpu_templates: scripts/build.sh ci)")
     study, items_of = study_runs(args)
+    if args.only:
+        only = args.only.split(",")
+        unknown = [name for name in only if name not in study["strategies"]]
+        if unknown:
+            sys.exit(f"study.py recheck: --only {','.join(unknown)}: not a strategy of "
+                     f"{args.out}/study.json ({', '.join(study['strategies'])})")
+        study = dict(study, strategies=only)
+        items_of = {run: items for run, items in items_of.items() if run[0] in only}
     chosen = {run: incumbents(items) for run, items in items_of.items()}  # → {op: [(n, config)]}
     lengths = {run: {op: len(series) for op, series in records_by_op(items).items()}
                for run, items in items_of.items()}  # → {op: measurements}
     if not chosen:
         sys.exit(f"study.py recheck: no run's database or export in {args.out}")
+    pool = {}  # op → configurations of another re-timing that join the best known's candidates
+    if args.best_from:
+        if args.best_top < 1:
+            sys.exit(f"study.py recheck: --best-top {args.best_top}: at least 1")
+        try:
+            opener = gzip.open if args.best_from.endswith(".gz") else open
+            with opener(args.best_from, "rt") as f:
+                earlier = json.load(f)["retimed"]
+        except (OSError, ValueError, KeyError) as error:
+            sys.exit(f"study.py recheck: --best-from {args.best_from}: not a re-timing's "
+                     f"--json file ({error})")
+        pool = {key: sorted(times, key=times.get)[:args.best_top]
+                for key, times in earlier.items()}
     retimed = {}  # op → {config: fastest pass}
+    passes = {}  # op → {config: [time or None per pass]}, for crossfit.py --split
     for op in study["ops"]:
         key = study["canonical"].get(op, op)
-        configs = sorted({config for runs in chosen.values() for _, config in runs.get(key, [])})
+        configs = sorted({config for runs in chosen.values() for _, config in runs.get(key, [])}
+                         | set(pool.get(key, [])))
         if not configs:
             continue
         samples = timed_in_passes(args.bench, [(key, config) for config in configs],
                                   args.passes, args.threads)
         retimed[key] = {config: time_s for (_, config), time_s in fastest_pass(samples).items()
                         if time_s is not None}
+        passes[key] = {config: times for (_, config), times in samples.items()}
         print(f"study.py recheck: {key}: {len(configs)} configurations, {args.passes} passes",
               file=sys.stderr, flush=True)
     best = {key: min(times.values()) for key, times in retimed.items() if times}
@@ -445,7 +478,10 @@ def recheck(args):
                                                for op in study["ops"]})
     report["retimed"] = {key: dict(sorted(times.items(), key=lambda item: item[1]))
                          for key, times in retimed.items()}
-    report["recheck"] = {"passes": args.passes, "threads": args.threads, "bench": args.bench}
+    report["passes"] = passes
+    report["recheck"] = {"passes": args.passes, "threads": args.threads, "bench": args.bench,
+                         "best_from": args.best_from,
+                         "best_top": args.best_top if args.best_from else None}
     write_report(report, args)
 
 
@@ -575,11 +611,21 @@ def main():
     c = sub.add_parser("recheck", help="re-time every run's incumbents in one sitting and "
                                        "report the runs' quality by those times")
     c.add_argument("--out", required=True)
-    c.add_argument("--passes", type=int, default=3, help="passes over each operator's "
+    # 8, not the 3 of the sittings before 2026-12-07 (their scripts pass --passes 3): with 3 the
+    # same runs read 0.85–0.99 by which 3 of 8 passes were drawn (perf_tuning.md, "How many
+    # passes a re-timing needs").
+    c.add_argument("--passes", type=int, default=8, help="passes over each operator's "
                                                            "configurations (fastest counts)")
     c.add_argument("--bench", default="build/ci/bench/bench_cpu_templates")
     c.add_argument("--threads", type=int, default=0, help="bench_cpu_templates --threads")
     c.add_argument("--json", help="also write the report, with every re-timed time, as JSON")
+    c.add_argument("--only", help="comma-separated strategies: re-time only their runs' "
+                   "incumbents (and score only them)")
+    c.add_argument("--best-from", metavar="RECHECK_JSON",
+                   help="another re-timing's --json file of the same operators (gzip or plain): "
+                   "its --best-top fastest configurations of each are re-timed too and count "
+                   "towards the best known (a larger study's best, for a small one)")
+    c.add_argument("--best-top", type=int, default=8)
     c.add_argument("--glimpse")
     args = parser.parse_args()
     {"run": run, "summarize": summarize, "drift": drift, "recheck": recheck}[args.command](args)

@@ -309,6 +309,11 @@ class PerfStudyTest(unittest.TestCase):
                           json.dumps({"x": 1}): 0.002})
         with open(os.path.join(self.dir.name, "calls")) as f:
             self.assertEqual(f.read().split(), ["3", "3"])  # two passes of three
+        # Every pass's time is kept, in pass order, for crossfit.py --split.
+        self.assertEqual(report["passes"]["conv2d:a"],
+                         {json.dumps({"x": 1}): [0.0025, 0.002],
+                          json.dumps({"x": 2}): [0.0015, 0.00125],
+                          json.dumps({"x": 3}): [0.001, 0.0011]})
         self.assertEqual(report["operators"]["conv2d:a"]["best_known_s"], 0.001)
         rows = report["operators"]["conv2d:a"]["strategies"]
         # xgb's incumbent from its first measurement on is the fastest: 1.0 at 1.
@@ -316,6 +321,51 @@ class PerfStudyTest(unittest.TestCase):
         # The learned run's incumbents read 0.001 / 0.002 = 0.5, then 0.001 / 0.00125 = 0.8.
         self.assertEqual(rows["learned"]["to_level"], {"0.90": 4, "0.95": 4, "0.99": 4})
         self.assertIn("| `conv2d:a` | learned | > 3 | > 3 | > 3 |", done.stdout)
+
+    def test_recheck_only_retimes_the_strategies_named(self):
+        bench = self.write_recheck_study()
+        retimed = os.path.join(self.out, "retimed.json")
+        done = self.study("recheck", "--out", self.out, "--passes", "2", "--bench", bench,
+                          "--json", retimed, "--only", "xgb")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(retimed) as f:
+            report = json.load(f)
+        # Only the xgb run's incumbents (x=3, then x=1) are timed, and only xgb is scored.
+        self.assertEqual(report["passes"]["conv2d:a"], {json.dumps({"x": 1}): [0.0025, 0.002],
+                                                        json.dumps({"x": 3}): [0.001, 0.0011]})
+        self.assertEqual(list(report["operators"]["conv2d:a"]["strategies"]), ["xgb"])
+        done = self.study("recheck", "--out", self.out, "--bench", bench, "--only", "xgb,nope")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("--only nope: not a strategy", done.stderr)
+
+    def test_recheck_adds_another_retimings_fastest_to_the_best_known(self):
+        bench = self.write_recheck_study()
+        earlier = os.path.join(self.out, "earlier.json")
+        with open(earlier, "w") as f:  # x=5 and x=6 fastest there; x=2 slower
+            json.dump({"retimed": {"conv2d:a": {json.dumps({"x": 6}): 0.0009,
+                                                json.dumps({"x": 2}): 0.003,
+                                                json.dumps({"x": 5}): 0.0004}}}, f)
+        retimed = os.path.join(self.out, "retimed.json")
+        done = self.study("recheck", "--out", self.out, "--passes", "2", "--bench", bench,
+                          "--json", retimed, "--only", "xgb", "--best-from", earlier,
+                          "--best-top", "2")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(retimed) as f:
+            report = json.load(f)
+        # The earlier re-timing's two fastest (x=5, x=6) are timed beside xgb's incumbents (x=3,
+        # x=1): x=5's 0.5 ms is the best known, so xgb's incumbents (0.5 / 1.0, then 0.5 / 2.0)
+        # never reach 90 %, where without them x=3 was the best known from its first measurement.
+        self.assertEqual(report["retimed"]["conv2d:a"],
+                         {json.dumps({"x": 5}): 0.0005, json.dumps({"x": 6}): 0.0007,
+                          json.dumps({"x": 3}): 0.001, json.dumps({"x": 1}): 0.002})
+        self.assertEqual(report["operators"]["conv2d:a"]["best_known_s"], 0.0005)
+        self.assertEqual(report["operators"]["conv2d:a"]["strategies"]["xgb"]["to_level"],
+                         {"0.90": 4, "0.95": 4, "0.99": 4})
+        self.assertEqual(report["recheck"]["best_top"], 2)
+        done = self.study("recheck", "--out", self.out, "--bench", bench, "--best-from",
+                          os.path.join(self.out, "study.json"))
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("study.json: not a re-timing's --json file", done.stderr)
 
     def test_recheck_refuses_a_missing_bench_before_measuring(self):
         self.write_recheck_study()
@@ -329,7 +379,7 @@ class PerfStudyTest(unittest.TestCase):
 # and the call (pass) number; it writes the count of configurations of each call to "calls".
 FAKE_BENCH = r'''
 import json, os, sys
-MS = {1: [2.5, 2.0], 2: [1.5, 1.25], 3: [1.0, 1.1]}
+MS = {1: [2.5, 2.0], 2: [1.5, 1.25], 3: [1.0, 1.1], 5: [0.5, 0.6], 6: [0.8, 0.7]}
 args = sys.argv[1:]
 configs = [json.loads(args[i + 1]) for i, a in enumerate(args) if a == "--config"]
 op = args[args.index("--op") + 1]

@@ -31,7 +31,7 @@ while read -r op; do
       --strategies hardware16 --label "${pair%%:*}" --seeds 1,2,3 --out "$OUT/study"
   done
 done < bench/results/perf_tuning_zen3/ops.txt
-bench/perf_tuning/study.py recheck --out "$OUT/study" --json "$OUT/study/recheck.json" \
+bench/perf_tuning/study.py recheck --out "$OUT/study" --passes 3 --json "$OUT/study/recheck.json" \
   > "$OUT/study/recheck.md"
 gzip -f "$OUT/study/recheck.json"
 bench/results/perf_tuning_recheck/by_operator.py "$OUT/study" "$OUT/study/recheck.json.gz" \
