@@ -275,9 +275,9 @@ def main():
     args = parser.parse_args()
     if args.at < 1:
         parser.error(f"--at {args.at}: at least 1")
-    if args.retimings and args.estimator != "fastest":
-        parser.error("--estimator: only with --split (a re-timing file keeps each configuration's "
-                     "fastest pass alone)")
+    if args.retimings and (args.estimator != "fastest" or args.subsets):
+        parser.error("--estimator and --subsets: only with --split (a re-timing file keeps each "
+                     "configuration's fastest pass alone)")
     if args.retimings:
         study, retimed_a = S.load_recheck(args.out, args.retimings[0])
         _, retimed_b = S.load_recheck(args.out, args.retimings[1])
@@ -286,20 +286,12 @@ def main():
         opener = gzip.open if args.split.endswith(".gz") else open
         with opener(args.split, "rt") as f:
             passes = json.load(f).get("passes")
-        if not passes or min(len(t) for c in passes.values() for t in c.values()) < 2:
+        count = min((len(t) for c in (passes or {}).values() for t in c.values()), default=0)
+        if count < 2:
             parser.error(f"--split {args.split}: no times per pass, or fewer than 2 passes "
                          "(re-time with study.py recheck --passes 4 or more)")
-        if args.subsets:
-            runs_of = {name: S.strategy_runs(os.environ.get("GLIMPSE", "build/ci/glimpse"),
-                                             [args.out] + args.runs_from, name, study["seeds"])
-                       for name in args.strategies}
-            count = min(len(t) for c in passes.values() for t in c.values())
-            if not 1 <= args.subsets <= count:
-                parser.error(f"--subsets {args.subsets}: between 1 and the {count} passes")
-            print_subsets(subset_scores(study, passes, runs_of, args.at, args.subsets),
-                          args.subsets, count, args.at)
-            return
-        retimed_a, retimed_b = split_passes(passes, args.estimator)
+        if args.subsets is not None and not 1 <= args.subsets <= count:
+            parser.error(f"--subsets {args.subsets}: between 1 and the {count} passes")
     glimpse = os.environ.get("GLIMPSE", "build/ci/glimpse")
     folders = [args.out] + args.runs_from
     runs_of = {}
@@ -307,12 +299,17 @@ def main():
         runs_of[name] = S.strategy_runs(glimpse, folders, name, study["seeds"])
         if not runs_of[name]:
             parser.error(f"strategy {name}: no run of it in {', '.join(folders)}")
+    if args.subsets:
+        print_subsets(subset_scores(study, passes, runs_of, args.at, args.subsets),
+                      args.subsets, count, args.at)
+        return
+    if not args.retimings:
+        retimed_a, retimed_b = split_passes(passes, args.estimator)
     result = report(study, retimed_a, retimed_b, runs_of, args.at, args.level)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)
     print_report(result, args.strategies)
-
 
 if __name__ == "__main__":
     main()
