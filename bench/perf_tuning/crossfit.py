@@ -27,7 +27,6 @@ median over operators, by the fastest pass, over every K of the file's passes. W
 fast spells that some passes catch and others miss, a re-timing of few passes lets whichever
 configuration caught one set the best known, and its reading moves with that luck."""
 import argparse
-import gzip
 import itertools
 import json
 import math
@@ -282,10 +281,7 @@ def main():
         study, retimed_a = S.load_recheck(args.out, args.retimings[0])
         _, retimed_b = S.load_recheck(args.out, args.retimings[1])
     else:
-        study, _ = S.load_recheck(args.out, args.split)
-        opener = gzip.open if args.split.endswith(".gz") else open
-        with opener(args.split, "rt") as f:
-            passes = json.load(f).get("passes")
+        study, passes = S.load_recheck(args.out, args.split, key="passes")
         count = min((len(t) for c in (passes or {}).values() for t in c.values()), default=0)
         if count < 2:
             parser.error(f"--split {args.split}: no times per pass, or fewer than 2 passes "

@@ -266,14 +266,14 @@ def strategy_runs(glimpse, folders, name, seeds):
     return runs
 
 
-def study_runs(args):
+def study_runs(args, only=None):
     """The study of folder args.out (its study.json) and {(strategy, seed): exported items} of
-    every run of it that has a database or an export."""
+    every run of it (of the strategies in `only`, when given) that has a database or an export."""
     with open(os.path.join(args.out, "study.json")) as f:
         study = json.load(f)
     glimpse = glimpse_binary(args)
     runs = {}
-    for name in study["strategies"]:
+    for name in only or study["strategies"]:
         for seed in study["seeds"]:
             items = run_items(glimpse, args.out, name, seed)
             if items is not None:
@@ -387,14 +387,21 @@ def incumbents(items):
     return {ops[key]: series for key, series in chosen.items()}
 
 
-def load_recheck(out, recheck_json):
-    """A study's study.json (in `out`) and a `recheck --json` file's re-timed times ({op:
-    {config: s}}; gzip or plain), for the scripts that read a re-timing back."""
+def read_recheck(recheck_json):
+    """A `recheck --json` file's whole report (gzip or plain)."""
     opener = gzip.open if recheck_json.endswith(".gz") else open
     with opener(recheck_json, "rt") as f:
-        retimed = json.load(f)["retimed"]
+        return json.load(f)
+
+
+def load_recheck(out, recheck_json, key="retimed"):
+    """A study's study.json (in `out`) and a `recheck --json` file's re-timed times ({op:
+    {config: s}}; gzip or plain) — or with key="passes" every pass's times (None where the file
+    has none) —, for the scripts that read a re-timing back."""
+    report = read_recheck(recheck_json)
+    part = report["retimed"] if key == "retimed" else report.get(key)
     with open(os.path.join(out, "study.json")) as f:
-        return json.load(f), retimed
+        return json.load(f), part
 
 
 def retimed_qualities(series, length, times, choose=None, best=None):
@@ -424,15 +431,14 @@ def recheck(args):
     if not os.access(args.bench, os.X_OK):
         sys.exit(f"study.py recheck: --bench {args.bench} is not an executable "
                  "(build bench_cpu_templates: scripts/build.sh ci)")
-    study, items_of = study_runs(args)
-    if args.only:
-        only = args.only.split(",")
+    only = args.only.split(",") if args.only else None
+    study, items_of = study_runs(args, only)  # the runs left out are not even exported
+    if only:
         unknown = [name for name in only if name not in study["strategies"]]
         if unknown:
             sys.exit(f"study.py recheck: --only {','.join(unknown)}: not a strategy of "
                      f"{args.out}/study.json ({', '.join(study['strategies'])})")
         study = dict(study, strategies=only)
-        items_of = {run: items for run, items in items_of.items() if run[0] in only}
     chosen = {run: incumbents(items) for run, items in items_of.items()}  # → {op: [(n, config)]}
     lengths = {run: {op: len(series) for op, series in records_by_op(items).items()}
                for run, items in items_of.items()}  # → {op: measurements}
@@ -443,9 +449,7 @@ def recheck(args):
         if args.best_top < 1:
             sys.exit(f"study.py recheck: --best-top {args.best_top}: at least 1")
         try:
-            opener = gzip.open if args.best_from.endswith(".gz") else open
-            with opener(args.best_from, "rt") as f:
-                earlier = json.load(f)["retimed"]
+            earlier = read_recheck(args.best_from)["retimed"]
         except (OSError, ValueError, KeyError) as error:
             sys.exit(f"study.py recheck: --best-from {args.best_from}: not a re-timing's "
                      f"--json file ({error})")
