@@ -9,6 +9,7 @@
 # Run from the repository root with nothing else running:
 #   bash bench/results/perf_tuning_xgb256/sitting.sh
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_xgb256
 OUT=${OUT:-$HERE}
 G=${GLIMPSE:-build/ci/glimpse}
@@ -29,12 +30,8 @@ echo "xgb cold $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
 python3 bench/perf_tuning/study.py run --ops "$OPS" --out "$WORK" --budget 256 --seeds 1,2,3 \
   --strategies xgb --glimpse "$G" >> "$OUT/sitting.log" 2>&1
 cp "$RELNET"/study/hardware16@rel-s[123].jsonl.gz "$WORK"/
-echo "recheck $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK" \
-  --threads 2 --passes 8 --bench "$BENCH" --glimpse "$G" \
-  --best-from bench/results/perf_tuning_pointwise/sitting/split8/recheck.json.gz --best-top 8 \
-  --json "$OUT/recheck.json" > "$OUT/recheck.md" 2> "$OUT/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
+recheck_sitting "$WORK" "$OUT" --passes 8 --best-top 8 \
+  --best-from bench/results/perf_tuning_pointwise/sitting/split8/recheck.json.gz
 gzip -9 -f "$OUT/recheck.json"
 cp "$WORK"/study.json "$OUT"/
 for db in "$WORK"/*.db; do

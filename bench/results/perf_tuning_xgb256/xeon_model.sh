@@ -6,6 +6,7 @@
 # the 8 fastest configurations per operator of sitting.sh's re-timing (which hold xgb cold's stem
 # configuration). Run from the repository root with nothing else running.
 set -euo pipefail
+source bench/perf_tuning/recheck_sitting.sh
 HERE=bench/results/perf_tuning_xgb256
 OUT=${OUT:-$HERE/xeon_model}
 G=${GLIMPSE:-build/ci/glimpse}
@@ -22,12 +23,7 @@ echo "hardware16@xeonrel seeds 4-6 $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
 python3 bench/perf_tuning/study.py run --ops bench/results/perf_tuning_cold/ops.txt --model "$MODEL" \
   --label xeonrel --out "$WORK/study" --budget 256 --seeds 4,5,6 --strategies hardware16 \
   --glimpse "$G" >> "$OUT/sitting.log" 2>&1
-echo "recheck $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
-env -u OMP_PROC_BIND -u OMP_NUM_THREADS python3 bench/perf_tuning/study.py recheck --out "$WORK/study" \
-  --threads 2 --passes 8 --bench "$BENCH" --glimpse "$G" \
-  --best-from "$HERE/recheck.json.gz" --best-top 8 \
-  --json "$OUT/recheck.json" > "$OUT/recheck.md" 2> "$OUT/recheck.log"
-echo "done $(date -u +%FT%TZ)" >> "$OUT/sitting.log"
+recheck_sitting "$WORK/study" "$OUT" --passes 8 --best-from "$HERE/recheck.json.gz" --best-top 8
 gzip -9 -f "$OUT/recheck.json"
 cp "$WORK/study/study.json" "$WORK"/study/*.log "$OUT"/
 for db in "$WORK"/study/*.db; do
